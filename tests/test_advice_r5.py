@@ -107,7 +107,7 @@ def test_many_small_calls_are_overhead_bound_and_merging_leads():
     assert 633.2e-6 / fast == pytest.approx(633.2 / (1_536_000 / 29.3e9 * 1e6 + 0.177),
                                             rel=1e-3)                          # 12.04x
     # 12.04 in 3 figures (units.fmt_times from 10), as the merge range's other end
-    assert "1.39x with 1000 x 177 ns" in first.detail and "up to 12x where" in first.detail
+    assert "1.39x with 1000 x 177 ns" in first.detail and "up to 12.0x where" in first.detail
     # fp32 keeps the per-call cost: 633.2 / (633.2 - 52.423 / 2) = 1.043x (was 1.56x)
     low = next(a for a in d.advice if a.action.startswith("use fp32"))
     assert low.speedup == pytest.approx(633.2 / (633.2 - 52.423 / 2), rel=1e-3)
@@ -167,7 +167,7 @@ def test_a_counted_polynomial_keeps_its_fp32_lever():
 # --- F5: p.json@1t keeps the profile --------------------------------------------------------
 
 def test_at_threads_suffix_keeps_the_profile(tmp_path):
-    from rooflab.cli.inputs import _profile_of
+    from rooflab.cli.inputs_roofs import _profile_of
 
     path = tmp_path / "p.json"
     path.write_text(json.dumps({"schema_version": 1,

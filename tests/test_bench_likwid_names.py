@@ -199,10 +199,10 @@ def test_working_set_is_checked_against_the_level():
     assert bench_ceilings(runs, "L2", "lb_load.txt", ZEN4)[0].warnings == ()
     assert "more than L1d (32 KiB" in bench_ceilings(runs, "L1", "lb_load.txt",
                                                      ZEN4)[0].warnings[0]
-    # only the LLC known (--llc): STREAM's rule, 512 kB is 2x a 256 KiB LLC, not >= 4x
+    # only the LLC known (--llc): STREAM's rule, 512 kB is 1.95x a 256 KiB LLC, not >= 4x
     small = CacheSizes(llc=256 * 2**10, source="--llc 256KiB")
     got = bench_ceilings(runs, "DRAM", "lb_load.txt", small)[0].warnings[0]
-    assert "2x the last-level cache (256 KiB); DRAM needs >= 4x it" in got
+    assert "1.95x the last-level cache (256 KiB); DRAM needs >= 4x it" in got
     big = parse_likwid_bench(LOAD_512KB.replace("512000", "400000000"), "b.txt")
     assert bench_ceilings(big, "DRAM", "b.txt", ZEN4)[0].warnings == ()
     assert bench_ceilings(runs, "DRAM", "lb_load.txt")[0].warnings == ()   # no sizes known
@@ -229,8 +229,8 @@ def test_cli_import_warns_and_keeps_the_warning(tmp_path, capsys):
     assert main(["specs", "import", f"{src}@DRAM", "--fp64", "100GFLOP/s", "--llc", "32MiB",
                  "-o", str(out)]) == 0
     err = " ".join(capsys.readouterr().err.split())
-    # 512 kB / 32 MiB = 0.015x the LLC
-    assert "warning:" in err and "0.015x the last-level cache (32 MiB)" in err
+    # 512 kB / 32 MiB = 0.0153x the LLC
+    assert "warning:" in err and "0.0153x the last-level cache (32 MiB)" in err
     assert "by --llc 32MiB" in err
     (dram,) = json.loads(out.read_text())["memory"]
     assert dram["warnings"] and "real bytes" in dram["method"]

@@ -28,7 +28,7 @@ from rooflab.report.chart import (
     provenance_label,
     roofline_data,
 )
-from rooflab.report.chart_points import precision_ceilings
+from rooflab.report.chart_precisions import precision_ceilings
 
 ROOF = Roof("hand", "measured",
             compute=(Ceiling(1e12, "fp64", provenance="measured"),),

@@ -25,5 +25,5 @@ def test_stride_on_a_few_sectors_blames_the_rounding_not_the_layout():
         assert "neighbouring threads" not in note
     # n = 3 at stride 8 (16 B apart, 34 B span) is 2 sectors: the layout is at fault, 2x
     note = _ew("3", "--stride", "8")["notes"][-1]
-    assert "2x the sectors of stride 1" in note and "neighbouring threads" in note
+    assert "2.00x the sectors of stride 1" in note and "neighbouring threads" in note
     assert "no reuse of the skipped bytes from L2" in _ew("1e6", "--stride", "2")["byte_model"]

@@ -116,7 +116,7 @@ def test_derived_note_mentions_zen_fadd_pipes_only_on_zen():
                            "3.55 GHz (all-core boost, AMD) x 4 lanes x 2 FMA pipes x 2 "
                            "(Zen 4)")
     assert flat.endswith("; Zen 4 also has 2 FADD pipes beside its 2 FMA pipes, not "
-                         "counted: add-heavy code can reach up to 1.5x this peak")
+                         "counted: add-heavy code can reach up to 1.50x this peak")
     xeon = MachineProfile(host={"name": "Xeon"}, nominal=lookup("Xeon Platinum 8380").roof)
     assert "FADD" not in derived_note(xeon)
 

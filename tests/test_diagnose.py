@@ -84,7 +84,7 @@ def test_three_distances(diags):
     assert roof.factor == pytest.approx(8.0)          # top 8e12 / fp32 1e12
     assert "batching does not close it" in below.words.lower()
     assert "left of the ridge" in along.words
-    assert "8x higher" in roof.words
+    assert "8.00x higher" in roof.words
     # Right of the ridge: no slope distance.
     assert diags["gemm"].distances[1].factor == 1.0
 

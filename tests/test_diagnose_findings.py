@@ -121,7 +121,7 @@ def test_a_point_at_its_roof_does_not_get_the_dispatch_cure():
     assert below.factor == pytest.approx(0.97, rel=1e-4)
     # at the roof within the tolerance: no gap, so no cure at all (audit 15: it read "0.97x
     # below the roof" with the kernel-efficiency cure)
-    assert below.words.startswith("none: at the roof (0.97x, within the 5% tolerance)")
+    assert below.words.startswith("none: at the roof (0.970x, within the 5% tolerance)")
     assert "per-call dispatch" not in below.words
     assert "below the roof at its AI:" not in below.words
 

@@ -125,7 +125,7 @@ def test_whatif_blocks_match_the_page(t4, capsys, monkeypatch):
     out = run(capsys, monkeypatch, "whatif", str(t4), "--on", "T4", "--batch", "64",
               "--only", "decode b=1")
     line = ("per token over decode b=1 only (batch 1 -> 64 sequences per step; the other "
-            "kernels are not batched): 15 ms -> 234 us, 64x the tokens/s")
+            "kernels are not batched): 15 ms -> 234 us, 64.0x the tokens/s")
     assert line in flat(out)          # 15 ms / 64 = 234 us, the decode step alone
     assert line in flat(text)
 

@@ -60,7 +60,7 @@ def _cpu_profile() -> MachineProfile:
 
 def test_cpu_probe_table_int8_row_in_ops():
     rows = {r.quantity: r.cells() for r in profile_rows(_cpu_profile())}
-    assert rows["int8 vector peak"][1:4] == ("945 GOP/s", "900 GOP/s", "95%")
+    assert rows["int8 vector peak"][1:4] == ("945 GOP/s", "900 GOP/s", "95 %")
     assert rows["fp64 vector peak"][1:3] == ("118 GFLOP/s", "112 GFLOP/s")
 
 

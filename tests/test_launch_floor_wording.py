@@ -6,7 +6,7 @@ import pytest
 
 from rooflab.cli.main import main
 from rooflab.model import Ceiling, Kernel, Roof, analyze
-from rooflab.model.diagnose import evidence
+from rooflab.model.diagnose_evidence import evidence
 
 
 def _latency_point(overhead_s):

@@ -60,10 +60,10 @@ def test_today_seed004s_t4_at_62_percent_is_low_everywhere(tmp_path):
     assert ("a copy reaches 85-92 % of the datasheet (seed 000 §3.1) and a healthy run "
             "75-90 % (seed 004; noted at 60-75 %)") in notes[1]
     marks = _marks(tmp_path, 40.3e12, 200e9)
-    assert marks["fp16 tensor peak"] == f"62% {LOW_MARK}"
-    assert marks["DRAM bandwidth"] == f"62% {LOW_MARK}"
+    assert marks["fp16 tensor peak"] == f"62 % {LOW_MARK}"
+    assert marks["DRAM bandwidth"] == f"62 % {LOW_MARK}"
     note = _datasheet_note()
-    assert "reaches 70-90 % of them" in note and "up to 1.4x low" in note    # 1 / 0.7
+    assert "reaches 70-90 % of them" in note and "up to 1.43x low" in note    # 1 / 0.7
 
 
 def test_one_change_of_the_bands_moves_every_user(tmp_path, monkeypatch):
@@ -72,7 +72,7 @@ def test_one_change_of_the_bands_moves_every_user(tmp_path, monkeypatch):
     monkeypatch.setattr(sheet, "COPY_BANDWIDTH", (0.80, 0.97))
     # the datasheet note: 1 / 0.6 = 1.67
     note = _datasheet_note()
-    assert "reaches 60-95 % of them" in note and "up to 1.7x low" in note
+    assert "reaches 60-95 % of them" in note and "up to 1.67x low" in note
     # the probe: 62 % compute is healthy now (>= 60 %), 62.5 % DRAM still low (< 65 %)
     prof = _t4(tmp_path, 40.3e12, 200e9)
     notes = nom.low_compute_notes(prof.measured, prof.nominal, "gpu")
@@ -91,11 +91,11 @@ def test_one_change_of_the_bands_moves_every_user(tmp_path, monkeypatch):
     assert extras["quiet_compute_floor"] == 0.60 and extras["quiet_bandwidth_floor"] == 0.65
     # the record table: 62 % compute unmarked, 62 % DRAM still marked
     marks = _marks(tmp_path, 40.3e12, 200e9)
-    assert marks["fp16 tensor peak"] == "62%"
-    assert marks["DRAM bandwidth"] == f"62% {LOW_MARK}"
+    assert marks["fp16 tensor peak"] == "62 %"
+    assert marks["DRAM bandwidth"] == f"62 % {LOW_MARK}"
     # raise the bandwidth band's edge under 62 %: the mark goes too
     monkeypatch.setattr(sheet, "HEALTHY_BANDWIDTH", (0.61, 0.95))
-    assert _marks(tmp_path, 40.3e12, 200e9)["DRAM bandwidth"] == "62%"
+    assert _marks(tmp_path, 40.3e12, 200e9)["DRAM bandwidth"] == "62 %"
     assert nom.low_compute_notes(prof.measured, prof.nominal, "gpu") == []
 
 

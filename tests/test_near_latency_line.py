@@ -30,7 +30,7 @@ def test_seed_softmax_near_the_line_says_so_on_both_roofs(capsys, on, bound, pct
 def test_a_point_far_from_the_line_gets_no_note(capsys):
     from types import SimpleNamespace as P
 
-    from rooflab.model.diagnose import near_latency_line
+    from rooflab.model.diagnose_evidence import near_latency_line
 
     assert near_latency_line(P(percent_of_roof=50.0, bound="memory")) == ""
     assert near_latency_line(P(percent_of_roof=7.9, bound="latency")) == ""     # < 10/1.25

@@ -187,5 +187,5 @@ def test_chart_and_report_name_fp16_on_a100(tmp_path, capsys):
     code, out, _ = run(capsys, "report", str(mix), "--on", "A100")
     assert code == 0
     # 1 / (0.9 / 312 + 0.1 / 19.5) = 124.8 TFLOP/s; 312 / 124.8 = 2.5x
-    assert ("the fastest float ceiling on this roof (fp16 tensor, 312 TFLOP/s) is 2.5x "
+    assert ("the fastest float ceiling on this roof (fp16 tensor, 312 TFLOP/s) is 2.50x "
             "higher") in out

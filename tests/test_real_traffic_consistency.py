@@ -72,7 +72,7 @@ def test_a_disturbed_run_gives_triad_x_4_3_not_the_best_kernel():
     said = [w for w in real.warnings if w.startswith(f"{REAL_TRAFFIC}: STREAM")]
     assert len(said) == 1
     assert "scale 38.4 GB/s" in said[0] and "12.8 GB/s (triad, counted)" in said[0]
-    assert "3x the DRAM ceiling" in said[0] and "disturbed between kernels" in said[0]
+    assert "3.00x the DRAM ceiling" in said[0] and "disturbed between kernels" in said[0]
     assert "triad's 17.1 GB/s" in said[0]
 
 
@@ -119,7 +119,7 @@ def test_an_old_profile_is_made_consistent_when_loaded(stream):
     roof = profile_from_dict(_old_profile(stream)).measured
     real = roof.find_memory(REAL_TRAFFIC)
     assert real.value == pytest.approx(12.8 * GB * 4 / 3)
-    assert any("this profile stores 38.4 GB/s, 3x its DRAM ceiling 12.8 GB/s" in w
+    assert any("this profile stores 38.4 GB/s, 3.00x its DRAM ceiling 12.8 GB/s" in w
                and "judged at 17.1 GB/s" in w for w in real.warnings)
     assert roof.find_memory("DRAM").value == 12.8 * GB              # DRAM itself stays
     # the reference count of --on me.json@2t reads the same

@@ -28,7 +28,7 @@ from rooflab.hardware.profile import roof_at_threads
 from rooflab.model import analysis as analysis_mod
 from rooflab.model.analysis import analyze, memory_ceiling
 from rooflab.model.ceiling import Ceiling, Roof
-from rooflab.model.diagnose import level_bounds
+from rooflab.model.diagnose_evidence import level_bounds
 from rooflab.model.kernel import Kernel
 from rooflab.model.parallel import layer_time, linear_layer
 from rooflab.model.real_traffic import REAL_TRAFFIC, STREAM_SHAPES

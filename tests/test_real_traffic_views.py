@@ -13,7 +13,8 @@ import pytest
 from rooflab.model.analysis import analyze
 from rooflab.model.ceiling import Ceiling, Roof
 from rooflab.model.choose import kernel_time
-from rooflab.model.diagnose import diagnose, level_bound
+from rooflab.model.diagnose import diagnose
+from rooflab.model.diagnose_evidence import level_bound
 from rooflab.model.kernel import Kernel
 from rooflab.model.real_traffic import REAL_TRAFFIC
 from rooflab.model.whatif import scale_bytes

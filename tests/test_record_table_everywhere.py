@@ -54,9 +54,9 @@ def test_terminal_report_prints_seed004s_record_table(capsys, monkeypatch):
     assert code == 0
     assert "Record table (nominal vs measured)" in out
     rows = _table(out, "DRAM bandwidth")
-    assert rows["DRAM bandwidth"][1:] == ["320 GB/s", "270 GB/s", "84%"]
-    assert rows["fp16 tensor peak"][1:] == ["65 TFLOP/s", "50 TFLOP/s", "77%"]
-    assert rows["ridge fp16 / DRAM"][1:] == ["203", "185", "91%"]
+    assert rows["DRAM bandwidth"][1:] == ["320 GB/s", "270 GB/s", "84 %"]
+    assert rows["fp16 tensor peak"][1:] == ["65 TFLOP/s", "50 TFLOP/s", "77 %"]
+    assert rows["ridge fp16 / DRAM"][1:] == ["203", "185", "91 %"]
     assert rows["decode b=1: FLOP/s"][1:3] == ["320 GFLOP/s", "147 GFLOP/s"]
     assert rows["decode b=1: time"][1:3] == ["6.88 ms (floor)", "15 ms"]
     assert rows["decode b=1: time"][3].startswith("2.18x the floor")

@@ -45,8 +45,8 @@ def test_markdown_report_numbers():
 def test_record_table_matches_seed_004():
     rows = {r[0]: r for r in record_rows(ANALYSIS, PROFILE)}
     # B: 270 / 320 = 84 %; P: 50 / 65 = 77 %; ridge 203 -> 185 (91 %).
-    assert rows["DRAM bandwidth"][1:] == ("320 GB/s", "270 GB/s", "84%")
-    assert rows["fp16 tensor peak"][3] == "77%"
+    assert rows["DRAM bandwidth"][1:] == ("320 GB/s", "270 GB/s", "84 %")
+    assert rows["fp16 tensor peak"][3] == "77 %"
     assert rows["ridge fp16 / DRAM"][1:3] == ("203", "185")
     # Workload row: decode at the nominal slope 320 GFLOP/s vs 147 measured.
     assert rows["decode b=1: FLOP/s"][1:3] == ("320 GFLOP/s", "147 GFLOP/s")
@@ -186,7 +186,7 @@ def test_cpu_record_table_says_not_published():
     rows = {r[0]: r for r in record_rows(CPU_ANALYSIS, CPU_PROFILE)}
     assert rows["DRAM bandwidth"][1:3] == ("not published", "23.5 GB/s")
     assert rows["ridge fp64 / DRAM"][1:3] == ("not published (no nominal DRAM)", "5.02")
-    assert rows["fp64 vector peak"][1:] == ("118 GFLOP/s", "118 GFLOP/s", "100%")
+    assert rows["fp64 vector peak"][1:] == ("118 GFLOP/s", "118 GFLOP/s", "100 %")
     # No nominal slope: only the peak bounds the nominal height; no nominal floor either.
     assert rows["triad: FLOP/s"][1] == "<= 118 GFLOP/s (peak; DRAM not published)"
     # Floor on the measured roof: 2.4e8 / 23.5e9 = 10.2 ms; 20 ms is 1.96x it.

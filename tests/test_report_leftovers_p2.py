@@ -166,9 +166,9 @@ def test_a_peak_at_62_percent_is_said_and_marked_low(tmp_path):
     low = [w for w in care if "fp16 tensor 40 TFLOP/s = 62% of 65 TFLOP/s" in w]
     assert len(low) == 1 and "seed 000 §3.2" in low[0]
     rows = {r[0]: r for r in record_rows(analysis, profile, diags=diags)}
-    assert rows["fp16 tensor peak"][3] == "62% (low)"
+    assert rows["fp16 tensor peak"][3] == "62 % (low)"
     # 270 / 320 GB/s = 84 %: bandwidth is judged by its own floor, not marked
-    assert rows["DRAM bandwidth"][3] == "84%"
+    assert rows["DRAM bandwidth"][3] == "84 %"
 
 
 def test_a_healthy_peak_is_neither_said_nor_marked(tmp_path):
@@ -179,7 +179,7 @@ def test_a_healthy_peak_is_neither_said_nor_marked(tmp_path):
     assert not any("low against nominal" in w for w in
                    trust_warnings(diags, profile, analysis.notes, analysis.kernels))
     rows = {r[0]: r for r in record_rows(analysis, profile, diags=diags)}
-    assert rows["fp16 tensor peak"][3] == "77%"
+    assert rows["fp16 tensor peak"][3] == "77 %"
 
 
 # --- 3: an Analysis in a notebook -------------------------------------------------------

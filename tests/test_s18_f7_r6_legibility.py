@@ -42,7 +42,7 @@ def test_bench_table_formats_percent_and_ratios_as_every_other_table():
     assert "1430x" in slow and "1428.57x" not in slow
     # fmt_factor's rule from 10: whole numbers, exponent form only from 1e9 (units.fmt_times)
     assert "2500000x" in huge and "2500000.00x" not in huge  # was '2500000.00x', then '2.5e+06x'
-    assert "0.004x" in huge and "0.00x" not in huge          # was '0.00x'
+    assert "0.00400x" in huge and "0.00x" not in huge        # was '0.00x'
 
 
 def test_one_binary_byte_formatter():

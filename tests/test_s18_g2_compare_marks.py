@@ -46,7 +46,7 @@ def test_the_drawn_arrow_uses_the_fit():
 
 def test_a_point_above_its_roof_is_labelled_when_not_among_the_longest():
     from rooflab.report.chart_layout_texts import above_labelled
-    from rooflab.report.chart_points import _longest_labelled
+    from rooflab.report.chart_point_labels import _longest_labelled
 
     h100 = lookup_roof("H100")
     # 67 TFLOP/s fp32 vector: "fast" runs at 80 TFLOP/s (120 %) but is the shortest

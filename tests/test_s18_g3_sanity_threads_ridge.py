@@ -163,7 +163,7 @@ def test_record_table_states_the_ridge_range_the_t4_bands_imply():
     (ridge,) = [r for r in rows if r.quantity == "ridge fp16 / DRAM"]
     assert ridge.expected == pytest.approx((157.986, 243.75), abs=1e-3)          # was absent
     assert ridge.to_dict()["expected_measured"] == pytest.approx([157.986, 243.75], abs=1e-3)
-    assert ridge.cells == ("ridge fp16 / DRAM", "203", "185", "91%")             # unchanged
+    assert ridge.cells == ("ridge fp16 / DRAM", "203", "185", "91 %")             # unchanged
     note = [n for n in record_notes(profile) if n.startswith("ridge fp16 / DRAM")]
     assert note == ["ridge fp16 / DRAM: the datasheet's 203 puts a healthy measured ridge at "
                     "158-244 (compute 70-90 % and bandwidth 75-90 % of nominal, seed 004's "
@@ -196,12 +196,12 @@ def test_gain_of_a_cache_resident_dot_names_the_cache_not_the_roof():
     (d,) = diagnose(analyze(ROOF, [k]), CPU)
     # was "none: it runs 1.60x faster than its roof allows, so the roof is too low for it
     # or its counts are wrong (see the sanity checks)"
-    # 1.6x: three figures, as units.fmt_factor (session 29 gD; was '1.60x')
-    assert d.gain_words == ("none: it runs 1.6x faster than its DRAM roof allows: its working "
+    # 1.60x: three figures, as units.fmt_factor keeps them (s31 hc; s29 gD had '1.6x')
+    assert d.gain_words == ("none: it runs 1.60x faster than its DRAM roof allows: its working "
                             "set fits a cache, which serves the repeated calls (see "
                             "cache_resident), so the DRAM floor does not bind")
     (big,) = diagnose(analyze(ROOF, [_dot(1e8, 1, 0.1)]), CPU)
-    assert big.gain_words.startswith("none: it runs 1.6x faster than its roof allows, so the "
+    assert big.gain_words.startswith("none: it runs 1.60x faster than its roof allows, so the "
                                      "roof is too low")
 
 

@@ -65,7 +65,7 @@ def test_record_table_rows_and_json():
     l2 = rows["ridge fp32 / L2"].to_dict()
     assert (l2["nominal"], l2["measured"]) == pytest.approx((0.48, 0.5))
     assert l2["ratio"] == pytest.approx(0.5 / 0.48)
-    assert l2["cells"] == ["ridge fp32 / L2", "0.48", "0.5", "104%"]
+    assert l2["cells"] == ["ridge fp32 / L2", "0.48", "0.5", "104 %"]
     assert rows["ridge fp32 / L1"].cells == ("ridge fp32 / L1", "no nominal L1", "0.25", "-")
 
 

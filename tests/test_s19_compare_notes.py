@@ -207,7 +207,7 @@ def test_two_report_documents_are_drawn_each_on_its_own_roof(tmp_path, capsys):
 def test_one_precision_on_two_ceilings_names_its_kernels():
     from rooflab.model import Ceiling, Roof
     from rooflab.report.chart import plot_roofline
-    from rooflab.report.chart_points import precision_ceilings
+    from rooflab.report.chart_precisions import precision_ceilings
 
     h200 = Roof("H200", "nominal", compute=(Ceiling(34e12, "fp64", "vector"),
                                             Ceiling(67e12, "fp64", "tensor"),

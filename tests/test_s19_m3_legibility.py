@@ -38,7 +38,7 @@ def test_f7_integer_only_roof_has_no_float_ridge(tmp_path):
 
 def test_f10_a_kernel_named_before_keeps_its_name():
     from rooflab.report.chart import plot_roofline
-    from rooflab.report.chart_points import precision_ceilings
+    from rooflab.report.chart_precisions import precision_ceilings
 
     roof = Roof("A100", "nominal",
                 compute=(Ceiling(19.5e12, "fp64", "tensor"), Ceiling(9.7e12, "fp64", "vector"),
@@ -55,7 +55,7 @@ def test_f10_a_kernel_named_before_keeps_its_name():
 def test_f10_compare_labels_keep_the_plain_name_in_meta():
     from rooflab.cli.compare import _labelled
     from rooflab.model.compare import compare_kernels
-    from rooflab.report.chart_points import PLAIN_NAME
+    from rooflab.report.chart_precisions import PLAIN_NAME
 
     a = Kernel("gemm", {"fp32": 1e9}, {"DRAM": 1e8}, seconds=0.002)
     b = Kernel("gemm", {"fp32": 1e9}, {"DRAM": 1e8}, seconds=0.001)

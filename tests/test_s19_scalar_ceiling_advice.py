@@ -63,7 +63,7 @@ def test_a_kernel_under_the_scalar_ceiling_is_told_to_vectorise_for_4x(unit, shr
     # the wording of s19 r4 F2 (test_s19_vectorize_advice.py): both causes, "up to"
     assert a.action == ("not vectorised, or one dependency chain (or not on every core)? "
                         "vectorise, or split the chain into independent accumulators: up "
-                        "to 4.0x (SIMD; the fp64 vector / scalar ceiling)")
+                        "to 4.00x (SIMD; the fp64 vector / scalar ceiling)")
     assert a.detail == ("it reaches 20 GFLOP/s, at or under the measured fp64 scalar ceiling "
                         "(25 GFLOP/s, one lane, no SIMD); the fp64 vector one is 100 GFLOP/s")
     assert "keeping the 80% of the scalar ceiling it reaches now" in a.assumption
@@ -86,7 +86,7 @@ def test_kernel_threads_scale_the_scalar_ceiling():
     [a] = _vectorise(items)
     assert a.speedup == pytest.approx(4.0, rel=1e-12)
     assert a.action == ("not vectorised, or one dependency chain? vectorise, or split the "
-                        "chain into independent accumulators: up to 4.0x (SIMD; the fp64 "
+                        "chain into independent accumulators: up to 4.00x (SIMD; the fp64 "
                         "vector / scalar ceiling)")
     assert "fp64 scalar ceiling for its 1 of the roof's 2 threads (12.5 GFLOP/s" in a.detail
     # a vectorised one-thread loop at 20 GFLOP/s is above its threads' scalar ceiling

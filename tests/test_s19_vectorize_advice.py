@@ -110,7 +110,7 @@ def test_a_recurrence_under_half_the_scalar_ceiling_is_told_both_causes():
     p, items = _advice(_p1(), REC_K2S)
     [a] = _vectorise(items)
     assert a.action == ("not vectorised, or one dependency chain? vectorise, or split the "
-                        "chain into independent accumulators: up to 4.0x (SIMD; the fp64 "
+                        "chain into independent accumulators: up to 4.00x (SIMD; the fp64 "
                         "vector / scalar ceiling)")
     # 1.33 GFLOP/s is 10.3 % of 12.9 (digits kept off the 10 % line, sides.py): the chain is
     # the likelier cause (its -O3 build: 1.00x)
@@ -133,7 +133,7 @@ def test_fp32_names_ps_and_ss_not_pd():
     [a] = _vectorise(items)
     assert "scalar FMAs (vfmadd...ss) and no packed ones (vfmadd...ps)" in a.assumption
     assert "...pd" not in a.assumption and "...sd" not in a.assumption
-    assert "up to 8.0x" in a.action
+    assert "up to 8.00x" in a.action
     assert a.speedup == pytest.approx(103.2 / 12.9, rel=1e-9)   # measured 7.85x
     # 52 % of the scalar ceiling: no 'chain is likelier'
     assert "under half" not in a.detail

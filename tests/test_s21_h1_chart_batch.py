@@ -136,7 +136,7 @@ def test_plot_cli_reuses_the_charts_analysis(tmp_path, monkeypatch):
 
 def test_precision_ceilings_names_in_order_once():
     """The legend's per-precision lines: names kept once, in order, with many kernels."""
-    from rooflab.report.chart_points import precision_ceilings
+    from rooflab.report.chart_precisions import precision_ceilings
 
     roof = lookup_roof("H100 SXM")
     ks = [Kernel(name=f"v{i % 3}", flop={"fp64": 1e9}, bytes={"DRAM": 1e8}, seconds=1e-3)

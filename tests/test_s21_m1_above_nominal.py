@@ -32,7 +32,7 @@ def _one(kind: str):
 def test_ai_low_on_a_datasheet_roof_blames_cache_reuse_not_a_probe():
     a, _ = _one("nominal")
     f = check_ai_low(STENCIL, a.points)
-    assert f is not None and "2.5x the DRAM bandwidth (the datasheet's 2.04 TB/s" in f.message
+    assert f is not None and "2.45x the DRAM bandwidth (the datasheet's 2.04 TB/s" in f.message
     assert f.causes[0].startswith("cache reuse: the counted bytes are not all DRAM traffic")
     assert not any(PROBE in c for c in f.causes)
     assert "too low for it" not in f.message

@@ -31,7 +31,7 @@ def _above_chart():
 
 def test_kernels_above_their_roof_are_labelled_up_to_the_labels_budget_longest_first():
     from rooflab.report.chart_layout_texts import above_labelled
-    from rooflab.report.chart_points import _longest_labelled
+    from rooflab.report.chart_point_labels import _longest_labelled
 
     ks = _above_chart()
     full = list(roofline_data([lookup_roof("H100")], ks, labels=0).points)
@@ -48,7 +48,7 @@ def test_kernels_above_their_roof_are_labelled_up_to_the_labels_budget_longest_f
 
 def test_all_above_the_roof_labelled_when_the_budget_covers_them():
     from rooflab.report.chart_layout_texts import above_labelled
-    from rooflab.report.chart_points import _longest_labelled
+    from rooflab.report.chart_point_labels import _longest_labelled
 
     ks = _above_chart()
     full = list(roofline_data([lookup_roof("H100")], ks, labels=0).points)

@@ -146,7 +146,7 @@ def test_below_roof_distance_keeps_a_flagged_kernel_past_two_x():
     md = _md(top=3)
     # p49_95: 1 / 0.4995 = 2.002 below its roof, flagged '(>2x)'; it read '(2x): 2x below'
     assert "**below roof** (2.002x): 2.002x below the roof at its AI" in md
-    assert "**below roof** (10x): 10x below the roof" in md     # p9_996, off any line
+    assert "**below roof** (10.0x): 10.0x below the roof" in md     # p9_996, off any line
 
 
 def test_gain_words_keep_a_small_share_in_two_figures():

@@ -35,7 +35,7 @@ def test_report_names_ten_flagged_kernels_and_counts_the_rest(tmp_path, capsys):
         # the ten worst: softmax_29 (the most FLOP, 20x above and AI 39000) down to _20
         assert re.findall(r"softmax_\d\d", line) == [f"softmax_{i}" for i in range(29, 19, -1)]
         assert "and 20 more (their sanity checks name them; `--json` has every kernel)" in line
-    assert "softmax_29 (20x above)" in above and "softmax_29 (AI 39000)" in ai
+    assert "softmax_29 (20.0x above)" in above and "softmax_29 (AI 39000)" in ai
 
 
 def test_json_still_judges_every_kernel(tmp_path, capsys):

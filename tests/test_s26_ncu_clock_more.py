@@ -167,7 +167,7 @@ def test_profile_nominal_side_at_the_recorded_clock(gpp, tmp_path, capsys):
     capsys.readouterr()
     assert main(["report", str(gpp / "output1.ncu-rep"), "--on", str(prof)]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    row = re.search(r"fp64 vector peak │ (\S+ \S+) │ (\S+ \S+) │ (\d+)%", out)
+    row = re.search(r"fp64 vector peak │ (\S+ \S+) │ (\S+ \S+) │ (\d+) %", out)
     # old: 228 GFLOP/s and 62 % (low); the chart drew 156 at 1.62 GHz
     assert row.groups() == ("156 GFLOP/s", "140 GFLOP/s", "90")
     assert "62% of 228" not in out

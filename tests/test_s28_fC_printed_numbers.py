@@ -269,8 +269,8 @@ def test_f11_record_table_ratios(tmp_path, capsys, monkeypatch):
     code, out, _ = run(capsys, monkeypatch, "report", path, "--on", str(roof))
     assert code == 0
     assert not re.search(r"(?<![0-9])0\.00x", out)
-    # 1 us against a 15.4 ms floor: 6.5e-05x, not '0.00x'; 20000x above, not '20000.00x'
-    assert "6.5e-05x the floor" in out and "fast (20000x above)" in out
+    # 1 us against a 15.4 ms floor: 6.50e-05x, not '0.00x'; 20000x above, not '20000.00x'
+    assert "6.50e-05x the floor" in out and "fast (20000x above)" in out
 
 
 # ------------------------------------------------------------------ F12 torch copies

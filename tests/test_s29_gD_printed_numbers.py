@@ -66,7 +66,7 @@ def _dot(seconds: float) -> Kernel:
 
 def test_faster_than_the_roof_is_a_three_figure_factor():
     (d,) = diagnose(analyze(ROOF, [_dot(0.016)]), CPU)       # 160 ms / 16 ms = 10x
-    assert d.gain_words.startswith("none: it runs 10x faster than its roof allows")  # '10.00x'
+    assert d.gain_words.startswith("none: it runs 10.0x faster than its roof allows")  # '10.00x'
     (d,) = diagnose(analyze(ROOF, [_dot(0.16 / 2.4567)]), CPU)
     assert d.gain_words.startswith("none: it runs 2.46x faster")       # as before: 3 figures
     # 1.0504x is past the 5 % tolerance: not '1.05x', which reads on the line

@@ -17,16 +17,16 @@ from rooflab.units import fmt_pct, fmt_times
 
 @pytest.mark.parametrize(("x", "text"), [
     (0.0, "0.00x"),            # no ratio at all keeps its two decimals
-    (0.005, "0.005x"),         # two decimals would read '0.01x' (or '0.00x'): 3 figures
+    (0.005, "0.00500x"),         # two decimals would read '0.01x' (or '0.00x'): 3 figures
     (0.0123, "0.0123x"),       # two decimals would read '0.01x', 19 % off
     (0.0995, "0.0995x"),       # 3 figures round to 0.0995 < 0.1: still 3 figures
     (0.09996, "0.10x"),        # 3 figures round to 0.1: two decimals, decided after rounding
-    (6.7e-05, "6.7e-05x"),     # 1 / 6.7e-05 = 14925x too fast: the size says the miscount
+    (6.7e-05, "6.70e-05x"),     # 1 / 6.7e-05 = 14925x too fast: the size says the miscount
     (0.5, "0.50x"),
     (1.835, "1.83x"),          # the double 1.835 is 1.83499999...: rounds down
     (9.994, "9.99x"),
-    (9.996, "10x"),            # two decimals give '10.00': past 10, so 3 figures, '10'
-    (10.0, "10x"),
+    (9.996, "10.0x"),          # two decimals give '10.00': past 10, so 3 figures, '10.0'
+    (10.0, "10.0x"),
     (33.5, "33.5x"),           # was '33.50x' beside the gain line's '33.5x faster'
     (999.6, "1000x"),          # 3 figures: 1.00e3, a whole number, not '1e+03x'
     (1428.57, "1430x"),        # 3 figures 1.43e3 (was '1428.57x')
@@ -35,7 +35,7 @@ from rooflab.units import fmt_pct, fmt_times
     (3.35e18, "3.35e+18x"),    # exponent form from 1e9: no 19-digit headroom
     (-1.5, "-1.50x"),          # a sign is kept (a difference of ratios); the rule is |x|'s
     (-33.5, "-33.5x"),
-    (-0.005, "-0.005x"),
+    (-0.005, "-0.00500x"),
 ])
 def test_fmt_times_boundaries(x, text):
     assert fmt_times(x) == text
@@ -58,7 +58,7 @@ def test_a_line_keeps_its_side_under_ten_and_the_rule_holds_past_it():
     assert times_text(1.998, 2.0) == "1.998x"
     assert times_text(2.5, 2.0) == "2.50x"
     assert times_text(33.5, 2.0) == "33.5x" == fmt_times(33.5)
-    assert times_text(9.996, 2.0) == "10x"
+    assert times_text(9.996, 2.0) == "10.0x"
 
 
 @pytest.mark.parametrize(("pct", "text"), [

@@ -102,7 +102,7 @@ def test_the_roof_distance_of_a_vector_kind_stops_at_the_vector_ceilings():
     # (not fp16 tensor 312: 16x, cured by "tensor cores" a pool cannot use)
     factor, words = _roof_words("max_pool_forward_nchw", "fp32")
     assert factor == pytest.approx(78e12 / 19.5e12)
-    assert "the fastest vector ceiling on this roof (fp16 vector, 78 TFLOP/s) is 4x" in words
+    assert "the fastest vector ceiling on this roof (fp16 vector, 78 TFLOP/s) is 4.00x" in words
     assert "tensor cores" not in words and "Integer math" not in words
     assert "a narrower precision on the vector units" in words
     # an fp16 one is at the top already

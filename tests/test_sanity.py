@@ -61,7 +61,7 @@ def test_ai_abnormally_low_l2_counted_as_dram():
 def test_ai_abnormally_low_faster_than_dram():
     # 1e10 B in 0.04 s = 2.5e11 B/s = 2.5x the DRAM bandwidth: the bytes are too many.
     f = findings(Kernel("k", {"fp32": 1e9}, {"DRAM": 1e10}, seconds=0.04))
-    assert "ai_low" in f and "2.5x the DRAM bandwidth" in f["ai_low"].message
+    assert "ai_low" in f and "2.50x the DRAM bandwidth" in f["ai_low"].message
 
 
 def test_noisy_timing():

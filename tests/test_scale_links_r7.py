@@ -109,9 +109,10 @@ def test_gaudi_leaves_its_node_by_its_own_roce_ports(capsys):
     assert inter["bus_bytes_per_s"] == pytest.approx(600e9)
     assert "InfiniBand NIC per GPU" not in inter["source"]
     assert inter["kind"] == "assumed"
-    # 16 chips: 2 x 15/16 x 100.7 MB of bf16 gradients / 600 GB/s
+    # 16 chips: 2 x 15/16 x 100.7 MB of bf16 gradients at the ring's slowest hop, since
+    # s31 the node's 7 peers x 3 ports x 25 GB/s = 525 GB/s (the network's 600 is faster)
     grads = 2 * 4 * 12 * 1024**2
-    assert _rows(doc)[16]["comm_s"] == pytest.approx(2 * 15 / 16 * grads / 600e9, rel=1e-9)
+    assert _rows(doc)[16]["comm_s"] == pytest.approx(2 * 15 / 16 * grads / 525e9, rel=1e-9)
     gaudi2 = _json(capsys, "--on", "Gaudi 2")["links"]["inter"]
     assert gaudi2["bus_bytes_per_s"] == pytest.approx(8 * 3 * 100e9 / 8)      # 300 GB/s
 
@@ -163,12 +164,13 @@ def test_no_latency_is_said_with_what_1us_per_hop_makes_of_it(capsys):
 
 # --- F5: the assumed network that keeps the rows on NVLink is named -------------------------
 def test_an_assumed_network_faster_than_nvlink_is_named(capsys):
-    # the A800's export-limited NVLink (200 GB/s a direction) is slower than the assumed
-    # 8 x 400 Gb/s NDR network (the A100 SXM's own is HDR, 8 x 25 = 200 GB/s, since s30)
-    text = _run(capsys, "--on", "A800", "--blocks", "24", "--tokens", "512",
+    # a GB200 NVL72 rack's NVLink (900 GB/s a direction) is slower than its 72 x 400 Gb/s
+    # ConnectX-7 = 3.6 TB/s across racks (s31: the A800 used here before has HDR since,
+    # 8 x 25 = 200 GB/s, no faster than its NVLink)
+    text = _run(capsys, "--on", "GB200", "--blocks", "24", "--tokens", "512",
                 "--no-overlap")
     assert "not used" not in text
-    assert ("inter-node: 400 GB/s (assumed: one 400 Gb/s NDR InfiniBand NIC per GPU" in text)
+    assert ("inter-node: 3.6 TB/s (assumed: one 400 Gb/s ConnectX-7 NIC per GPU" in text)
     assert ("faster than the NVLink hops, so every row up to 1024 runs at NVLink's pace (a "
             "slower network would bind: --inter-bw)") in text
 

@@ -69,9 +69,9 @@ def test_seed004_record_table_and_ridge_band(tmp_path, capsys):
     code, _, _ = run(capsys, "report", "pts.json", "--on", "t4p.json", "-o", str(md))
     assert code == 0
     text = md.read_text()
-    for row in ("| DRAM bandwidth | 320 GB/s | 270 GB/s | 84% |",
-                "| fp16 tensor peak | 65 TFLOP/s | 50 TFLOP/s | 77% |",
-                "| ridge fp16 / DRAM | 203 | 185 | 91% |",
+    for row in ("| DRAM bandwidth | 320 GB/s | 270 GB/s | 84 % |",
+                "| fp16 tensor peak | 65 TFLOP/s | 50 TFLOP/s | 77 % |",
+                "| ridge fp16 / DRAM | 203 | 185 | 91 % |",
                 "| decode b=1: FLOP/s | 320 GFLOP/s | 147 GFLOP/s | 54 % of the measured roof |"):
         assert row in text, row
     code, out, _ = run(capsys, "report", "k.json", "--on", "t4p.json")

@@ -199,7 +199,7 @@ def test_dram_at_62_percent_is_noted(tmp_path, capsys):
                               "bytes": {"DRAM": 100663296}, "seconds": 0.00274877906944}])
     code, out, _ = run(capsys, "report", pts, "--on", _profile(tmp_path, 200e9))
     assert code == 0
-    assert "│ DRAM bandwidth │ 320 GB/s │ 200 GB/s │ 62% (low) │" in out      # 200/320
+    assert "│ DRAM bandwidth │ 320 GB/s │ 200 GB/s │ 62 % (low) │" in out      # 200/320
     assert "DRAM 200 GB/s = 62% of 320 GB/s" in out and "85-92 %" in out
 
 

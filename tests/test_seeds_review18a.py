@@ -83,7 +83,7 @@ def test_specs_compare_gives_measured_over_nominal(capsys, order):
     # seed 004's 实测 ÷ 标称: 270 / 320 = 84 %, 50 / 65 = 77 % (not 1.19 and 1.3)
     assert "measured / nominal" in out
     dram = re.search(r"│ DRAM │[^\n]*?│ (\S+) │", out)
-    assert "270 GB/s" in out and " 84% " in out and " 77% " in out
+    assert "270 GB/s" in out and " 84 % " in out and " 77 % " in out
     assert "1.19" not in out and dram is not None
 
 

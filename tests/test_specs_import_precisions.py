@@ -94,11 +94,11 @@ def test_from_catalog_writes_seed004s_two_roof_profile(tmp_path, capsys):
     code, _, _ = run(capsys, "report", SEEDS / "pts.json", "--on", out, "-o", md)
     assert code == 0
     text = md.read_text()
-    for row in ("| DRAM bandwidth | 320 GB/s | 270 GB/s | 84% |",
-                "| fp16 tensor peak | 65 TFLOP/s | 50 TFLOP/s | 77% |",
+    for row in ("| DRAM bandwidth | 320 GB/s | 270 GB/s | 84 % |",
+                "| fp16 tensor peak | 65 TFLOP/s | 50 TFLOP/s | 77 % |",
                 "| decode b=1: FLOP/s | 320 GFLOP/s | 147 GFLOP/s | 54 % of the measured roof |"):
         assert row in text, row
-    assert "| 203 | 185 | 91% |" in text
+    assert "| 203 | 185 | 91 % |" in text
 
 
 def test_from_needs_the_measured_numbers(tmp_path, capsys):

@@ -80,8 +80,8 @@ def test_profile_beside_its_datasheet(tmp_path, capsys):
     assert main(["specs", "compare", me, "EPYC 9654"]) == 0
     rows = _rows(capsys.readouterr().out)
     # measured / nominal as a percentage, seed 004's 实测 ÷ 标称 (review 18a L6)
-    assert rows["DRAM"] == ["400 GB/s", "461 GB/s", "87%"]
-    assert rows["fp64 vector"][2] == "87%"
+    assert rows["DRAM"] == ["400 GB/s", "461 GB/s", "87 %"]
+    assert rows["fp64 vector"][2] == "87 %"
     assert rows["L1"] == ["591 GB/s", "-", "-"]     # the datasheet has no L1 bandwidth
     assert rows["memory"] == ["17.2 GB", "6 TB", ""]  # host.memory_bytes, was '-';
     # no ratio against the most RAM the 9654's sockets take

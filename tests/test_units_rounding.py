@@ -28,5 +28,6 @@ def test_fmt_factor_never_uses_exponent_form():
     assert fmt_factor(1234567) == "1230000x"
     # ... but a kernel of 1e-9 FLOP and bytes is not a 19-digit headroom (review r3 F6)
     assert fmt_factor(3.35e18) == "3.35e+18x" and fmt_factor(999e6) == "999000000x"
-    assert fmt_factor(2.04) == "2.04x" and fmt_factor(1.0) == "1x" and fmt_factor(0.5) == "0.5x"
+    assert fmt_factor(2.04) == "2.04x" and fmt_factor(1.0) == "1.00x"
+    assert fmt_factor(0.5) == "0.500x"
     assert fmt_factor(None) == "-" and fmt_factor(float("nan")) == "-"

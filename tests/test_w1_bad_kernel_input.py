@@ -110,14 +110,14 @@ def test_huge_ratios_print_three_figures():
     assert fmt_times(1.8449) == "1.84x"
     assert fmt_times(9999.0) == "10000x"          # 3 figures from 10 (was "9999.00x")
     assert fmt_times(3.35e18) == "3.35e+18x"
-    assert fmt_times(1e-10) == "1e-10x"
+    assert fmt_times(1e-10) == "1.00e-10x"
     # 1e-9 FLOP and bytes in 1 ms on 2e11 B/s: floor 5e-21 s, headroom 2e17 (was printed
     # as '200000000000000000.00x')
     roof = Roof("me", "nominal", compute=(Ceiling(2e12, precision="fp32", unit="vector"),),
                 memory=(Ceiling(2e11, level="DRAM"),))
     (d,) = diagnose(analyze(roof, [Kernel("x", {"fp32": 1e-9}, 1e-9, 1e-3)]))
     text = diagnosis_text(d)
-    assert "headroom 2e+17x" in text and "00000000" not in text
+    assert "headroom 2.00e+17x" in text and "00000000" not in text
 
 
 # F11 --------------------------------------------------------------------------------------

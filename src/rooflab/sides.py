@@ -132,10 +132,10 @@ def times_text(x: float | None, line: float | None = None) -> str:
     if not math.isfinite(x):
         return f"{x}x"
     if x != 0 and abs(float(f"{x:.3g}")) < SMALL_TIMES:
-        return f"{x:.3g}x"            # 0.09996 is '0.10x', 0.0995 '0.0995x'
+        return figures(x) + "x"       # 0.09996 is '0.10x', 0.0995 '0.0995x', 0.05 '0.0500x'
     text = f"{x:.2f}"
     if abs(float(text)) >= TIMES_FIGURES:
-        # decided after rounding: 9.996 is '10x' (3 figures), never '10.00x'
+        # decided after rounding: 9.996 is '10.0x' (3 figures), never '10.00x'
         return factor_text(x, 1.0 if line is None else line)
     return (text if line is None else keep_side(x, text, line)) + "x"
 
@@ -151,10 +151,19 @@ def factor_text(x: float | None, line: float = 1.0) -> str:
     digits = 3
     while digits < 8 and x != line and _side(float(f"{x:.{digits}g}"), line) != _side(x, line):
         digits += 1
+    return figures(x, digits) + "x"
+
+
+def figures(x: float, digits: int = 3) -> str:
+    """`x` in `digits` significant figures, trailing zeros kept so a column reads alike
+    ('14.0' beside '14.7', '1.00', not '14' and '1'); whole numbers from 10**digits
+    ('1430', not '1.43e+03'), exponent form from 1e9 up ('3.35e+18')."""
     rounded = float(f"{x:.{digits}g}")
     if abs(rounded) >= 1e9:
-        return f"{x:.{digits}g}x"
-    return f"{rounded:.0f}x" if abs(rounded) >= 10 ** digits else f"{x:.{digits}g}x"
+        return f"{x:#.{digits}g}"
+    if abs(rounded) >= 10 ** digits:
+        return f"{rounded:.0f}"
+    return f"{x:#.{digits}g}".rstrip(".")
 
 
 def ai_apart(ai: float, ridge: float) -> tuple[str, str]:

@@ -10,7 +10,7 @@ import math
 import re
 
 from .errors import InputError
-from .sides import pct_text, times_text  # standard library only: no cycle
+from .sides import figures, pct_text, times_text  # standard library only: no cycle
 
 # Bytes per element. int4 and fp4 pack two elements per byte; int2/int3/int6 are the
 # weight-only widths of GPTQ/EXL2/llama.cpp-style group quantization (bits / 8 B, packed)
@@ -209,15 +209,14 @@ def per_s(rate: float) -> str:
 
 
 def fmt_factor(x: float | None, digits: int = 3) -> str:
-    """A ratio as 'N.NNx' with `digits` significant figures, not in exponent form below a
-    billion: 1030 reads '1030x', not '1.03e+03x' (a kernel 1000x below its roof); from 1e9
-    up '3.35e+18x', not a 19-digit number (a kernel of 1e-9 FLOP and bytes, review r3 F6)."""
+    """A ratio as 'N.NNx' with `digits` significant figures, trailing zeros kept so a
+    column reads alike ('14.0x' beside '14.7x', '1.00x', not '14x' and '1x'; sides.figures),
+    not in exponent form below a billion: 1030 reads '1030x', not '1.03e+03x' (a kernel
+    1000x below its roof); from 1e9 up '3.35e+18x', not a 19-digit number (a kernel of
+    1e-9 FLOP and bytes, review r3 F6)."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "-"
-    rounded = float(f"{x:.{digits}g}")
-    if abs(rounded) >= 1e9:
-        return f"{x:.{digits}g}x"
-    return f"{rounded:.0f}x" if abs(rounded) >= 10 ** digits else f"{x:.{digits}g}x"
+    return figures(x, digits) + "x"
 
 
 def fmt_times(x: float | None) -> str:
@@ -226,8 +225,8 @@ def fmt_times(x: float | None) -> str:
     significant figures from 10 ('33.5x', not '33.50x' beside '33.5x faster'; '1430x',
     not '1428.57x'; '3.35e+18x' from 1e9, not the 22-digit headroom a kernel of 1e-9 FLOP
     and bytes once printed, review r3 F6). The side of 10 is taken after rounding: 9.996
-    is '10x', never '10.00x'. Under 0.1, 3 significant figures ('0.0123x', '0.005x',
-    '6.7e-05x'): two decimals keep two figures from 0.1 up, one or none under it ('0.01x'
+    is '10.0x', never '10.00x'. Under 0.1, 3 significant figures ('0.0123x', '0.00500x',
+    '6.70e-05x'): two decimals keep two figures from 0.1 up, one or none under it ('0.01x'
     for 0.0123, 19 % off; '0.00x', which reads as no time, for 2e-4). Not '<0.01x': so
     small a ratio is a time far below its floor, a miscount, and its size says by how much
     (6.7e-05x is 15000x too fast, review s28 R2 F11). 0 is '0.00x'; None or NaN '-'
@@ -245,6 +244,17 @@ def fmt_pct(pct: float | None, space: bool = False) -> str:
     point 100x above its roof: a miscount) 3 significant figures, '1.49e+06%', not
     '1492537%'."""
     return pct_text(pct, space=space)
+
+
+def fmt_fraction(fraction: float | None, decimals: int = 0) -> str:
+    """A fraction (0.84) as the percent the tables print, with the space of SI style that
+    README, the share columns and `fmt_pct(..., space=True)` use: '84 %', not '84%'
+    (`{x:.0%}`), so a measured / nominal column does not read '84%' above '54 % of the
+    measured roof'. `decimals` after the point ('3.2 %' with 1). None or NaN: '-'. For
+    printed text only: CSV and JSON keep their numbers."""
+    if fraction is None or (isinstance(fraction, float) and math.isnan(fraction)):
+        return "-"
+    return f"{100 * fraction:.{decimals}f} %"
 
 
 def fmt_bytes_binary(nbytes: float, digits: int = 3) -> str:

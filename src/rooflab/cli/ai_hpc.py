@@ -38,7 +38,7 @@ def _machine(op, on: str, roof):
     `roof` (the roof _emit resolved from --on)."""
     from ..model.analysis import analyze
     from ..report.markdown import machine_for
-    from .inputs import _profile_of
+    from .inputs_roofs import _profile_of
 
     return machine_for(analyze(roof, [op.kernel()]), _profile_of(on))
 

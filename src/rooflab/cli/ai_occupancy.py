@@ -308,7 +308,7 @@ def strided_op(op, stride: int, roof=None):
     from dataclasses import replace
 
     from ..model.coalescing import SECTOR_BYTES, strided
-    from ..units import dtype_bytes
+    from ..units import dtype_bytes, fmt_times
 
     unit, word = transfer_unit(roof)
     shape = op.shape
@@ -343,7 +343,7 @@ def strided_op(op, stride: int, roof=None):
            "elements (a transposed or blocked layout)")
     if acc.sectors > dense.sectors:
         note = (f"stride {stride}: {100 * efficiency:.1f} % of each {unit}-byte {word} is "
-                f"used, {acc.sectors / dense.sectors:.3g}x the {word}s of stride 1; AI "
+                f"used, {fmt_times(acc.sectors / dense.sectors)} the {word}s of stride 1; AI "
                 f"{new.ai:.4g} FLOP/B (coalesced {op.ai:.4g}); {fix} to restore it")
     elif efficiency < 0.99:
         # n·E under a few units: the rounding up to whole units, not the stride, is the

@@ -116,7 +116,7 @@ def _ridge_band(analysis, roof, nominal) -> list[str]:
 
 def format_result(d: dict) -> list[str]:
     """The answer as lines of text (only the CLI prints them)."""
-    from ..units import fmt_ai, fmt_rate, si
+    from ..units import fmt_ai, fmt_rate, fmt_times, si
 
     unit = f", {d['unit']}" if d["unit"] else ""
     shown = d["precision"]
@@ -135,7 +135,7 @@ def format_result(d: dict) -> list[str]:
     if "compulsory_ai" in d:     # ai matmul --tile: the bound the tiles fall short of
         lines.append(f"  compulsory  AI {fmt_ai(d['compulsory_ai'])} {op_word}/byte, "
                      f"{si(d['compulsory_bytes'], 'B')} (each operand moved once; the "
-                     f"tiles move {d['bytes'] / d['compulsory_bytes']:.3g}x that)")
+                     f"tiles move {fmt_times(d['bytes'] / d['compulsory_bytes'])} that)")
     if "tile_quantization" in d:   # --tile: edge tiles, waves, shared memory (ai_tile.py)
         from .ai_tile import tile_lines
 

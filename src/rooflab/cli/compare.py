@@ -336,7 +336,7 @@ def _labelled(match):
         gain += ", within noise"
     elif gain and match.predicted:
         gain += ", predicted"
-    from ..report.chart_points import PLAIN_NAME
+    from ..report.chart_precisions import PLAIN_NAME
 
     # the kernel's own name kept in meta: the chart's notes name kernels, not points
     before, after = match.before, match.after

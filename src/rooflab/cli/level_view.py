@@ -45,7 +45,7 @@ def reading_json(level: str | None, analysis: Analysis) -> dict[str, Any]:
 
 def bounds_in_view(analysis: Analysis, full: Analysis | None = None) -> dict[int, str]:
     """Each point of `analysis` (by id) with its bound as the tables print it
-    (diagnose.level_bound; on the envelope roof report.envelope_bound), worded on `full`,
+    (diagnose_evidence.level_bound; on the envelope roof report.envelope_bound), worded on `full`,
     the same kernels analysed at every level (None: `analysis` is that)."""
     from ..report.envelope_bound import level_words
 

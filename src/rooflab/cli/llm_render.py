@@ -5,10 +5,9 @@ chart)."""
 from __future__ import annotations
 
 from ..model.choose import WITH_LAUNCHES
-from ..sides import factor_text
+from ..sides import times_text
 from ..units import (
     fmt_ai,
-    fmt_factor,
     fmt_pct,
     fmt_rate,
     fmt_seconds,
@@ -59,7 +58,8 @@ def step_table(timing, title: str):
         t.add_row(escape(op.op.name), str(op.calls), si(op.op.flop), si(split.get("weights"), "B"),
                   si(split.get("activations"), "B"), si(split.get("kv"), "B"), fmt_ai(p.ai),
                   fmt_seconds(p.floor_s / op.calls), fmt_seconds(p.floor_s), bound_cell(p),
-                  fmt_factor(ratio) if ratio >= 1 else f"[yellow]{ratio:.2g}x[/]")
+                  # one ratio rule (units.fmt_times): '0.50x', '7.01x', '62.7x'
+                  fmt_times(ratio) if ratio >= 1 else f"[yellow]{fmt_times(ratio)}[/]")
     st = timing.step
     sp = st.bytes_split
     t.add_section()
@@ -373,8 +373,9 @@ def print_report(out, run: LlmRun, phase: str) -> None:
         out.print(f"measured TPOT {fmt_seconds(m.kernel.seconds)}: "
                   f"{fmt_rate(m.achieved_flop_per_s, m.point.precision)} at AI "
                   f"{fmt_ai(m.point.ai)} = {fmt_pct(m.percent_of_roof, space=True)} of the "
-                  # 10x the floor is the 10 % latency line: 10.03x, not '10x' (s28 R2 F4)
-                  f"roof, {factor_text(m.floor_ratio, 10.0)} the floor",
+                  # 10x the floor is the 10 % latency line: 10.03x, not '10.0x' (s28 R2 F4);
+                  # fmt_times's rule otherwise ('1.84x', '33.5x')
+                  f"roof, {times_text(m.floor_ratio, 10.0)} the floor",
                   soft_wrap=True, markup=False)
         line = gap_line(m.kernel.seconds - m.floor_s, r.decode, run.measured_launches,
                         eager_estimate_missing(r.config, r.settings))

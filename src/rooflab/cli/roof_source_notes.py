@@ -49,7 +49,7 @@ def split_roof_source(choice: RoofChoice, imp: ProfileImport) -> tuple[str, list
 
 def profile_judged(profile, roofs, judged):
     """The --on profile with its nominal roof as the kernels are judged on it (a catalog
-    GPU's compute ceilings at the SM clock ncu recorded: cli/inputs._roof_notes), so the
+    GPU's compute ceilings at the SM clock ncu recorded: cli/inputs_roofs._roof_notes), so the
     record table and the read-with-care line use the nominal the chart and the analysis
     use (review s26 v2 F7: 140 GFLOP/s read 62 % of a 228 boost peak in the table and 90 %
     of the chart's 156 at 1.62 GHz)."""

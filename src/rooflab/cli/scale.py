@@ -9,6 +9,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..errors import InputError, RooflabError
+from .comm_options import (
+    TRAIN_DTYPES,
+    GradDtypeOpt,
+    HopLatencyOpt,
+    LinkFromOpt,
+    grad_dtype,
+    hop_latency_s,
+)
 from .options import ON_ENV, on_option
 
 if TYPE_CHECKING:
@@ -104,10 +112,11 @@ def cluster_links(path: str, flag: str) -> MeasuredLinks | None:
 
 
 def choose_links(on: str, link_bw: str | None, link_from: str | None,
-                 hop_latency_s: float) -> Links:
+                 hop_latency_s: float, per_node: int | None = None) -> Links:
     """The intra-node link (see HELP for the order), `hop_latency_s` per hop for a given or
     catalog one. A catalog card on an NVLink bridge (A100 PCIe, H100 NVL) has NVLink for
-    2 and PCIe beyond."""
+    2 and PCIe beyond. `per_node` (--per-node): the node whose rows a mesh's groups cover
+    (MI210 hives past 4 join over PCIe; an MI300A's mesh ends at 4: refused past it)."""
     from ..hardware.resolve import load_roof, looks_like_file
     from ..model.comm_link import (
         bridged_pairs,
@@ -136,6 +145,8 @@ def choose_links(on: str, link_bw: str | None, link_from: str | None,
 
         dev = lookup(on)
         node = devices_per_node(dev)     # 4 on an MI300A's or MI250X's HPE Cray EX node
+        if per_node and getattr(dev, "links", None):
+            node = _mesh_node(dev, per_node)
         groups = group_links(dev, hop_latency_s, upto=node)
         if groups:     # xGMI: a pair shares one link, a node's ring uses them all
             return Links(groups[node], groups[2], by_count=groups)
@@ -144,6 +155,23 @@ def choose_links(on: str, link_bw: str | None, link_from: str | None,
             pcie = host_link_of(dev, hop_latency_s) if bridged_pairs(dev) else None
             return Links(pcie, link) if pcie is not None else Links(link)
     return Links(link_from_roof(load_roof(on), hop_latency_s=hop_latency_s), kind="roof")
+
+
+def _mesh_node(dev, per_node: int) -> int:
+    """--per-node on a device joined link to link: the node its rows cover, refused past a
+    mesh that nothing else in the catalog joins (an MI300A: no host link)."""
+    from ..model.comm_link import host_link_of
+    from ..model.scale_out import node_words
+
+    mesh = int(dev.links.get("mesh", 0))
+    if mesh and per_node > mesh + 1 and host_link_of(dev) is None:
+        raise InputError(f"--per-node {per_node} on {dev.name}: its xGMI mesh joins at most "
+                         f"{mesh + 1} ({mesh} links each, one {node_words(dev)}) and the "
+                         f"catalog knows no link between meshes in one node, so devices "
+                         f"{mesh + 2}..{per_node} would be given the {mesh + 1}-device "
+                         f"figure; use --per-node {mesh + 1} or fewer (the rows past it "
+                         f"cross the network), or give that node's link with --link-bw")
+    return per_node
 
 
 def inter_link(inter_bw: str | None, measured: MeasuredLinks | None, hop_latency_s: float,
@@ -207,18 +235,10 @@ def _given_level(on: str) -> str:
     return "network"
 
 
-def _hop_latency_s(hop_us: float | None, old_us: float | None) -> float:
-    """--hop-latency-us, or --latency-us (its older spelling, also per hop), in seconds."""
-    if hop_us is not None and old_us is not None:
-        raise InputError("give one of --hop-latency-us and --latency-us (the same: the "
-                         "latency per ring hop, --latency-us is the older spelling)")
-    us = hop_us if hop_us is not None else old_us
-    return (us or 0.0) * 1e-6
-
-
-# The element types a data-parallel training step is modelled in (--dtype's help):
-# weights, activations and gradients alike; an integer type trains nothing (review 12c #6).
-TRAIN_DTYPES = ("bf16", "fp16", "fp32")
+# --hop-latency-us's and --grad-dtype's parsing and the training dtypes: one copy, which
+# `rooflab train --dp` shares (cli/comm_options.py)
+_hop_latency_s = hop_latency_s
+_grad_dtype = grad_dtype
 
 
 def _check_dtype(dtype: str) -> None:
@@ -249,19 +269,19 @@ def _scale_inputs(on: str | None, dtype: str, blocks: int, link_bw: str | None,
     """The checks of the options, then the roof and the links: (roof, chosen intra-node
     links, ScaleNet: the inter-node link with its kind, NICs and the node size)."""
     from ..hardware.resolve import load_roof
+    from .comm_options import check_link_from
     from .scale_links import catalog_device, scale_network
 
     if on is None:
         raise InputError(f"--on is required: a catalog device (rooflab specs list) or a "
                          f"profile JSON (rooflab probe -o FILE.json), e.g. --on \"H100 "
                          f"SXM\"; or set {ON_ENV} once for every verb")
-    if link_bw and link_from:
-        raise InputError("give one of --link-bw and --link-from")
+    check_link_from(link_bw=link_bw, link_from=link_from)
     hop_s = _hop_latency_s(hop_latency_us, latency_us)
     _check_dtype(dtype)
     _check_blocks(blocks)
     roof = load_roof(on)
-    chosen = choose_links(on, link_bw, link_from, hop_s)
+    chosen = choose_links(on, link_bw, link_from, hop_s, per_node)
     dev = catalog_device(on)
     inter, kind = inter_link(inter_bw, chosen.measured, hop_s, dev)
     return roof, chosen, scale_network(inter, kind, dev, per_node, nics)
@@ -333,22 +353,6 @@ def _default_dtype(dtype: str | None, roof) -> tuple[str, list[str]]:
     return "bf16", []
 
 
-def _grad_dtype(grad_dtype: str | None, dtype: str) -> str:
-    """--grad-dtype (the gradients' all-reduce type), else --dtype's: bf16/fp16/fp32."""
-    from ..units import canonical_dtype
-
-    if grad_dtype is None:
-        return canonical_dtype(dtype)
-    try:
-        known = canonical_dtype(grad_dtype)
-    except InputError as e:
-        raise InputError(f"--grad-dtype: {e}") from None
-    if known not in TRAIN_DTYPES:
-        raise InputError(f"--grad-dtype {grad_dtype}: gradients are all-reduced in one of "
-                         f"{', '.join(TRAIN_DTYPES)} (Megatron-LM's bf16 default: fp32)")
-    return known
-
-
 def register(app) -> None:
     @app.command("scale", help=HELP)
     def scale(
@@ -359,26 +363,16 @@ def register(app) -> None:
         dtype: str = typer.Option(None, "--dtype", help="Element type of weights, "
                                   "activations and gradients (bf16, fp16, fp32; default "
                                   "bf16, fp16 on a GPU without bf16 math such as a T4)."),
-        grad_dtype: str = typer.Option(None, "--grad-dtype", help="Element type the "
-                                       "gradients are all-reduced in (default: --dtype's; "
-                                       "Megatron-LM's bf16 default and PyTorch AMP+DDP "
-                                       "reduce fp32: --grad-dtype fp32)."),
+        grad_dtype: GradDtypeOpt = None,
         link_bw: str = typer.Option(None, "--link-bw", help="Intra-node bus bandwidth "
                                     "with its unit: 450GB/s, or bits as NICs are rated: "
                                     "400Gb/s (= 50 GB/s)."),
-        link_from: str = typer.Option(None, "--link-from", help="Cluster profile from "
-                                      "`rooflab probe --comm` (its measured all-reduce "
-                                      "alpha/beta; across hosts also the network)."),
+        link_from: LinkFromOpt = None,
         inter_bw: str = typer.Option(None, "--inter-bw", help="Inter-node bus bandwidth of "
                                      "the ring, as nccl-tests' busbw across nodes gives it "
                                      "(default: measured across hosts, else --nics-per-node "
                                      "x 50GB/s)."),
-        hop_latency_us: float = typer.Option(
-            None, "--hop-latency-us", min=0.0, metavar="US",
-            help="Link latency per ring hop (one send to the next rank, what nccl-tests and "
-                 "a send/recv fit measure), microseconds, of given/catalog links: an "
-                 "all-reduce over n devices pays 2(n-1) hops (8 GPUs, 10 us: 140 us). A "
-                 "measured link has its own. --latency-us is the older spelling."),
+        hop_latency_us: HopLatencyOpt = None,
         latency_us: float = typer.Option(None, "--latency-us", min=0.0, hidden=True,
                                          help="The older spelling of --hop-latency-us."),
         per_node: int = typer.Option(None, "--per-node", min=1, help="GPUs per node "

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..units import LEVELS, fmt_ai, fmt_bytes_binary, fmt_rate, fmt_seconds, si
+from ..units import LEVELS, fmt_ai, fmt_bytes_binary, fmt_fraction, fmt_rate, fmt_seconds, si
 
 if TYPE_CHECKING:
     from ..model.ceiling import Roof
@@ -272,14 +272,15 @@ def _levels(devices) -> list[str]:
 
 
 def _ratio(values: list[float | None], order: tuple[int, int, bool] = (0, 1, False)) -> str:
-    """values[num] / values[den] ('0.92', or '84%' when `order` asks for a percentage):
+    """values[num] / values[den] ('0.92', or '84 %' when `order` asks for a percentage, as
+    the record table's measured / nominal column prints it: units.fmt_fraction):
     how much of the reference a node reaches, the acceptance number; '-' where either has
     none."""
     num, den, percent = order
     a, b = values[num], values[den]
     if not a or not b:
         return "-"
-    return f"{a / b:.0%}" if percent else f"{a / b:.3g}"
+    return fmt_fraction(a / b) if percent else f"{a / b:.3g}"
 
 
 def ratio_order(devices) -> tuple[int, int, bool]:

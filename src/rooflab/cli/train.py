@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from ..errors import InputError
+from .comm_options import GradDtypeOpt, HopLatencyOpt, LinkFromOpt, hop_latency_s
 from .options import on_option
 
 OnTrain = Annotated[str | None, on_option()]
@@ -78,6 +79,9 @@ def register(app) -> None:
         link_bw: str = typer.Option(None, "--link-bw", help="--dp: the ring's bus "
                                     "bandwidth with its unit, 450GB/s or 400Gb/s (default: "
                                     "the catalog link, as `rooflab scale`)"),
+        link_from: LinkFromOpt = None,
+        hop_latency_us: HopLatencyOpt = None,
+        grad_dtype: GradDtypeOpt = None,
         memory: str = typer.Option(None, "--memory", help="device memory, e.g. 80GB "
                                    "(default: the catalog's)"),
         json_out: bool = typer.Option(False, "--json", help="print JSON"),
@@ -101,6 +105,8 @@ def register(app) -> None:
           rooflab train path/to/config.json --on H200 --optimizer sgd --json
           rooflab train path/to/config.json --on cpu.json --dtype fp32 --attn naive
           rooflab train llama-2-7b --on H100 --batch 4 --seq 4096 -o step.json
+          rooflab train llama-2-7b --on H100 --dp 8 --zero 1 --grad-dtype fp32
+          rooflab train llama-2-7b --on H100 --dp 16 --link-from cluster.json
           rooflab report step.json
         """
         from ..workloads.llm.config_names import load_config
@@ -113,23 +119,40 @@ def register(app) -> None:
         if step_ms is not None and (not step_ms > 0 or math.isinf(step_ms)):
             raise InputError(f"--step-ms must be a positive time in milliseconds (e.g. 250); "
                              f"got {step_ms:g}")
-        check_output(output, (".json", ".csv", ".png", ".svg"), inputs=[config, on])
-        _check_dp_options(dp, link_bw, overlap)
+        check_output(output, (".json", ".csv", ".png", ".svg"),
+                     inputs=[config, on, link_from])
+        _check_dp_options(dp, link_bw, overlap, link_from, hop_latency_us, grad_dtype)
         seq = _seq(seq, cfg)
         _check_positions(cfg, seq)
         run(cfg, on, dict(batch=batch, seq=seq, attn=attn, recompute=recompute,
                           optimizer=optimizer, accumulate=accumulate,
                           attention_flops=attention_flops, dp=dp, zero=zero, loss=loss,
-                          clip_grad=clip_grad),
+                          clip_grad=clip_grad, grad_dtype=_grad_dtype(grad_dtype)),
             dtype=dtype, step_ms=step_ms, memory=memory, json_out=json_out, output=output,
-            overlap=overlap is not False, link_bw=link_bw)
+            overlap=overlap is not False, link_bw=link_bw,
+            link=dict(link_from=link_from, hop_s=hop_latency_s(hop_latency_us)))
 
 
-def _check_dp_options(dp: int, link_bw: str | None, overlap: bool | None) -> None:
-    """--link-bw and --overlap/--no-overlap time the collectives of --dp N: without N > 1
-    there are none, so they are refused (as `rooflab llm` refuses --link-from and
-    --pp-link-bw without --tp/--pp), not silently ignored."""
-    given = [name for name, v in (("--link-bw", link_bw),
+def _grad_dtype(given: str | None) -> str | None:
+    """--grad-dtype as its canonical name (`rooflab scale`'s parsing), None when not
+    given: the gradients then are at --dtype's storage width."""
+    from .comm_options import grad_dtype
+
+    return None if given is None else grad_dtype(given, "bf16")
+
+
+def _check_dp_options(dp: int, link_bw: str | None, overlap: bool | None,
+                      link_from: str | None = None, hop_us: float | None = None,
+                      grad_dtype: str | None = None) -> None:
+    """--link-bw, --link-from, --hop-latency-us, --grad-dtype and --overlap/--no-overlap
+    time the collectives of --dp N: without N > 1 there are none, so they are refused (as
+    `rooflab llm` refuses --link-from and --pp-link-bw without --tp/--pp), not silently
+    ignored; --link-bw and --link-from are one link, given once (as `rooflab scale`)."""
+    from .comm_options import check_link_from
+
+    check_link_from(link_from, link_bw)
+    given = [name for name, v in (("--link-bw", link_bw), ("--link-from", link_from),
+                                  ("--hop-latency-us", hop_us), ("--grad-dtype", grad_dtype),
                                   ("--overlap" if overlap else "--no-overlap", overlap))
              if v is not None]
     if given and isinstance(dp, int) and dp == 1:
@@ -166,7 +189,9 @@ def _check_positions(cfg, seq: int) -> None:
 
 def run(cfg, on: str, options: dict, *, dtype: str | None, step_ms: float | None,
         memory: str | None, json_out: bool, output: str | None, overlap: bool = True,
-        link_bw: str | None = None) -> None:
+        link_bw: str | None = None, link: dict | None = None) -> None:
+    """`link`: --link-from and --hop-latency-us (in seconds) of the --dp ring, as
+    dp_link takes them."""
     from ..hardware.resolve import load_roof
     from ..units import si_apart
     from ..workloads.llm.train import TrainSetup, run_train
@@ -192,14 +217,16 @@ def run(cfg, on: str, options: dict, *, dtype: str | None, step_ms: float | None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")     # llm's context warnings: said once, above
         r = run_train(cfg, roof, setup)
+    link_said: list[str] = []     # what scale says of a measured link (dp_link)
     if setup.dp > 1:    # the collectives on the ring link (workloads/llm/train_dp.py)
         from ..workloads.llm.train_dp import with_dp
         from .train_dp_words import dp_link
 
-        r = with_dp(r, dp_link(on, setup.dp, link_bw), overlap)
+        r = with_dp(r, dp_link(on, setup.dp, link_bw, **(link or {}), notes=link_said),
+                    overlap)
     mem = train_memory(cfg, setup, mem_bytes)
     notes = (tuple(picked) + r.notes + host_notes + _notes(cfg, setup) + optimizer_note(r)
-             + die_words(roof, setup.dp))
+             + die_words(roof, setup.dp) + tuple(link_said))
     if step_ms is not None and step_ms / 1e3 < r.floor_s:
         warn(below_floor_words(r, step_ms / 1e3))
     largest = _largest(cfg, setup, mem_bytes)

@@ -15,18 +15,25 @@ ZERO_WORDS = {0: "no ZeRO (DDP: every device holds all states)",
               3: "ZeRO-3: optimizer state, gradients and weights sharded"}
 
 
-def dp_link(on: str, n: int, link_bw: str | None) -> Link:
+def dp_link(on: str, n: int, link_bw: str | None, link_from: str | None = None,
+            hop_s: float = 0.0, notes: list[str] | None = None) -> Link:
     """The ring's link for `n` devices, as `rooflab scale` picks it (cli/scale.py
-    choose_links, inter_link; scale_links.scale_network): --link-bw, else the catalog
-    device's interconnect (half its both-directions figure; an NVLink bridge's pair, PCIe
-    beyond two), else the roof's link ceiling; past a node (8 devices) a flat ring across
-    the network the device's systems carry (assumed, model.scale_out: one 400 Gb/s NIC per
-    GPU on HGX/DGX and MI300X platforms, a Gaudi's own ports), at its slowest hop."""
+    choose_links, inter_link; scale_links.scale_network): --link-bw, else the links a
+    cluster profile measured (--link-from, or --on as one), else the catalog device's
+    interconnect (half its both-directions figure; an NVLink bridge's pair, PCIe beyond
+    two), else the roof's link ceiling; past a node (8 devices) a flat ring across the
+    network the profile measured, else the one the device's systems carry (assumed,
+    model.scale_out: one 400 Gb/s NIC per GPU on HGX/DGX and MI300X platforms, a Gaudi's
+    own ports), at its slowest hop. `hop_s`: --hop-latency-us in seconds, per ring hop of
+    a given or catalog link (a measured one has its own). `notes` gets what `rooflab
+    scale` says of a measured link (scale.link_notes: devices past the measured ranks, a
+    GPU judged on a link measured between CPU processes)."""
+    from ..hardware.resolve import load_roof
     from ..model.comm_link import ring_link
-    from .scale import choose_links, inter_link
+    from .scale import choose_links, inter_link, link_notes
     from .scale_links import catalog_device, scale_network
 
-    chosen = choose_links(on, link_bw, None, 0.0)
+    chosen = choose_links(on, link_bw, link_from, hop_s)
     if chosen.by_count and n in chosen.by_count and not link_bw:   # a mesh: (n-1) links
         return chosen.by_count[n]
     if chosen.pair is not None and n == 2:
@@ -34,8 +41,10 @@ def dp_link(on: str, n: int, link_bw: str | None) -> Link:
     if link_bw:
         return chosen.intra
     dev = catalog_device(on)
-    inter, kind = inter_link(None, chosen.measured, 0.0, dev)
+    inter, kind = inter_link(None, chosen.measured, hop_s, dev)
     net = scale_network(inter, kind, dev, None, None)
+    if notes is not None:
+        notes += link_notes(chosen, load_roof(on).name, on, n, net.per_node, False)
     if n <= net.per_node or net.link is None:
         return chosen.intra
     return ring_link(chosen.intra, net.link)
@@ -59,10 +68,16 @@ def dp_lines(r) -> list[str]:
         f"it), step floor {fmt_seconds(r.timing.floor_s)} compute + "
         f"{fmt_seconds(dp.exposed_s)} = {fmt_seconds(r.floor_s)}; "
         f"{si(dp.link_bytes, 'B')} sent per device",
-        f"link: {dp.link.level} {si(dp.link.bus_bytes_per_s, 'B/s')} bus bandwidth "
-        f"({dp.link.source}); ring: all-reduce 2(N-1)/N x bytes, reduce-scatter and "
-        f"all-gather (N-1)/N each",
+        f"link: {dp.link.level} {si(dp.link.bus_bytes_per_s, 'B/s')} bus bandwidth"
+        f"{hop_words(dp.link)} ({dp.link.source}); ring: all-reduce 2(N-1)/N x bytes, "
+        f"reduce-scatter and all-gather (N-1)/N each",
     ]
+
+
+def hop_words(link: Link) -> str:
+    """', 10 us per ring hop' where the link has a hop latency (--hop-latency-us, or a
+    measured fit's), '' where it is bandwidth only."""
+    return f", {fmt_seconds(link.hop_latency_s)} per ring hop" if link.hop_latency_s else ""
 
 
 def dp_dict(r) -> dict:
@@ -72,6 +87,7 @@ def dp_dict(r) -> dict:
             "link": {"level": dp.link.level, "bus_bytes_per_s": dp.link.bus_bytes_per_s,
                      "hop_latency_s": dp.link.hop_latency_s, "source": dp.link.source},
             "comm_s": dp.comm_s, "allreduce_s": dp.comm_s, "exposed_s": dp.exposed_s,
+            "grad_bytes": dp.width,
             "compute_floor_s": r.timing.floor_s,
             "bytes_per_device": dp.link_bytes,
             "global_step_tokens": r.setup.step_tokens * dp.n,
@@ -175,7 +191,21 @@ def dp_notes(setup) -> tuple[str, ...]:
             *clip_words(setup),
             "under overlap each 25 MB bucket is taken as ready after an equal share of the "
             "backward; the embedding table's gradient, ready last, is not modelled apart "
-            "(its all-reduce, if larger than a bucket, can leave more exposed)")
+            "(its all-reduce, if larger than a bucket, can leave more exposed)",
+            *grad_words(setup))
+
+
+def grad_words(setup) -> tuple[str, ...]:
+    """--grad-dtype: what it changes (the collectives' gradient bytes and the gradients
+    each device holds) and what it leaves at --dtype."""
+    if setup.grad_dtype is None:
+        return ()
+    weights = ("; the weights ZeRO all-gathers stay at --dtype's "
+               f"{setup.width} B" if setup.zero else "")
+    return (f"--grad-dtype {setup.grad_dtype}: the gradients are reduced and held at "
+            f"{setup.grad_width} B each (the collectives and the memory line's grads"
+            f"{weights}); the kernels' gradient traffic (the dW writes, the optimizer's "
+            f"read, --clip-grad's passes) is counted at --dtype {setup.dtype}",)
 
 
 def clip_words(setup) -> tuple[str, ...]:
@@ -188,9 +218,9 @@ def clip_words(setup) -> tuple[str, ...]:
         said += (" and " if said else "") + "fp16's unscale"
     norm = ("; the total norm needs the ranks' partial sums of squares all-reduced (one "
             "fp32 scalar per step, as DeepSpeed's ZeRO optimizers and FSDP's "
-            "clip_grad_norm_ do): latency-bound, not counted, since the catalog link "
-            "carries no hop latency (`rooflab scale --hop-latency-us` shows that term's "
-            "weight)" if setup.clip_grad else "")
+            "clip_grad_norm_ do): latency-bound, not counted (its 2(N-1) hops of "
+            "the link's latency: --hop-latency-us, or a --link-from link's measured "
+            "one)" if setup.clip_grad else "")
     return (f"ZeRO-{setup.zero}: {said} pass over each rank's 1/{setup.dp} shard of the "
             f"gradients (the reduced shard it steps), so they count 1/{setup.dp} of the "
             f"parameters{norm}",)

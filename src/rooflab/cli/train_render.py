@@ -256,7 +256,8 @@ def train_dict(r: TrainResult, mem: TrainMemory, step_ms: float | None,
                   "optimizer": st.optimizer, "attention_flops": st.attention_flops,
                   "optimizer_state": st.optimizer_spec()[3],
                   "loss": st.loss, "clip_grad": st.clip_grad,
-                  **({"dp": st.dp, "zero": st.zero} if st.dp > 1 else {})},
+                  **({"dp": st.dp, "zero": st.zero,
+                      "grad_dtype": st.grad_dtype or st.storage} if st.dp > 1 else {})},
         "floor_s": r.floor_s, "work_floor_s": r.floor_s,
         "with_launches_s": r.with_launches_s,
         "launches": {"per_step": t.step.launches, "per_launch_s": list(t.per_launch_s),
@@ -348,6 +349,10 @@ def write_output(path: str, data: dict, r: TrainResult) -> None:
 # model_dtype_parts: the parts of weight_bytes/activations_bytes that stay at the model
 # dtype under whatif --precision fp8 (norms, RoPE, the residual add, SwiGLU), in one cell;
 # the reader makes those two columns the row's bytes_split (s30 hg: 132 ms, not 148).
+# The comm row's meta the CSV carries beside comm_s and exposed_s, each read back as the
+# JSON's (ingest/kernelfile_csv.JSON_COLUMNS, BOOL_COLUMNS).
+COMM_META = ("overlap", "accumulate", "grad_bytes", "exposed_overlap_s", "collectives",
+             "by_zero")
 CSV_COLUMNS = ("name", "train_part", "calls", "flop", "bytes", "level", "precision", "unit",
                "op", "batch", "weight_bytes", "activations_bytes", "model_dtype_parts",
                "held_unquantized",
@@ -355,7 +360,13 @@ CSV_COLUMNS = ("name", "train_part", "calls", "flop", "bytes", "level", "precisi
                "exposed_s", "step_floor_s",
                # the communication's whole time again, as its meta comm_s: read back, the
                # analysis columns (floor_s) are dropped, and whatif's exposed share is of it
-               "comm_s")
+               "comm_s",
+               # and what the file verbs time its overlap again from (model/train_comm):
+               # its collectives and by_zero as JSON text, overlap as true/false (s31 hd)
+               *COMM_META,
+               # the kernel's shape as JSON text: whatif --batch grows an embedding's
+               # gathered rows from its tokens and vocab (30 us off the JSON's without)
+               "shape")
 
 
 def csv_rows(data: dict) -> list[dict]:
@@ -381,5 +392,18 @@ def csv_rows(data: dict) -> list[dict]:
                      "ai": t["ai"], "bound": t["bound"], "floor_s": t["floor_s"],
                      "exposed_s": exposed,
                      "step_floor_s": t["floor_s"] if exposed is None else exposed,
-                     "comm_s": None if exposed is None else t["floor_s"]})
+                     "comm_s": None if exposed is None else t["floor_s"],
+                     **{key: _cell(meta.get(key)) for key in (*COMM_META, "shape")}})
     return rows
+
+
+def _cell(value: object) -> object:
+    """A meta value as its CSV cell: a list or an object as compact JSON text, a flag as
+    true/false, a number as it is."""
+    import json
+
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, separators=(",", ":"))
+    return value

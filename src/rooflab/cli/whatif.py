@@ -197,7 +197,7 @@ def _targets(hardware: str, kernels, ran_on=()) -> tuple[tuple, str]:
         elif boost:
             out.append(t)
             said += (f"; target at its listed peaks (boost {top / 1e9:.2f} GHz), the kernels "
-                    f"ran at {clock / 1e9:.2f} GHz: {top / clock:.2f}x of the gain is that "
+                    f"ran at {clock / 1e9:.2f} GHz: {fmt_times(top / clock)} of the gain is that "
                     f"clock alone; drop '@boost' to take the target at the recorded clock")
         else:
             from ..ingest.profile_checks import at_recorded_clock

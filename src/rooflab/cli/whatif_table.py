@@ -149,10 +149,13 @@ def _lower_bounds(result) -> set[str]:
 
 
 def _row_name(old, new) -> str:
-    """A move's row name as _rows gives it: 'old -> new' where the change renamed the
-    kernel ('decode_fp16 b=1 -> decode_fp8 b=1' under --precision fp8 kept its held range
-    only while the rows were looked up by the old name alone, session 30)."""
-    return old.name if old.name == new.name else f"{old.name} -> {new.name}"
+    """A move's row name as _rows gives it: the new name alone where it is the old one
+    marked for its new dtype ('decode_fp16 b=1 [fp16->fp8]', dtype_names.move_label),
+    'old -> new' where the change renamed the kernel (a --batch on `ai conv2d`'s name;
+    the held range of a renamed row was lost while rows were looked up by old names)."""
+    from ..model.dtype_names import move_label
+
+    return move_label(old.name, new.name)
 
 
 def _bound_lines(result) -> list[str]:
@@ -411,7 +414,7 @@ def _rows(result, steps: set[int]) -> tuple[list[tuple], list[bool], list[str]]:
                         rows[-1][5], floor)
             continue
         prev_new, members = new, [old]
-        name = old.name if old.name == new.name else f"{old.name} -> {new.name}"
+        name = _row_name(old, new)
         if id(old) in exposures:
             name = comm_label(name, exposures[id(old)])
         rows.append((name,

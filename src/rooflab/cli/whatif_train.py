@@ -120,7 +120,7 @@ def comm_lines(result) -> list[str]:
             "as `rooflab train`'s step floor adds it (the rest runs under the backward): "
             + "; ".join(parts))
     if held_share(exposures):
-        line += ("; the file lists no collectives (a train CSV, or a file from before they "
-                 "were written), so its exposed share is kept (`rooflab train ... --json` "
-                 "writes them, to time the overlap again)")
+        line += ("; the file lists no collectives (a JSON or CSV from before they were "
+                 "written), so its exposed share is kept (`rooflab train ... -o FILE.json` "
+                 "or `.csv` writes them, to time the overlap again)")
     return [line]

@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..units import fmt_times
+
 AGNER = "https://www.agner.org/optimize/microarchitecture.pdf"
 INTEL_OPT = ("https://www.intel.com/content/www/us/en/developer/articles/technical/"
              "intel64-and-ia-32-architectures-optimization.html")
@@ -71,7 +73,7 @@ class MicroArch:
             return None
         return (f"{self.name} also has {self.add_pipes} FADD pipes beside its "
                 f"{self.fma_pipes} FMA pipes, not counted: add-heavy code can reach up to "
-                f"{self.add_headroom:.3g}x this peak")
+                f"{fmt_times(self.add_headroom)} this peak")
 
     @property
     def vector_isa_bits(self) -> int:

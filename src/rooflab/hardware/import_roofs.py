@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ..errors import InputError, ParseError
 from ..model.ceiling import Ceiling, Roof
-from ..units import LEVELS, UNITS, parse_rate, parse_size
+from ..units import LEVELS, UNITS, fmt_times, parse_rate, parse_size
 from ..units import fmt_bytes_binary as _binary  # caches as the OS gives them: 48 KiB
 
 # ---------------------------------------------------------------------- likwid-bench
@@ -195,7 +195,7 @@ def bytes_counted(kernel: str) -> str:
         counted, moved = _WRITE_ALLOCATED[base]
         return (f"STREAM count, write-allocate not counted: {counted} of the {moved} B per "
                 f"fp64 element the memory moves ({base}'s store reads its line first), "
-                f"so real traffic is {moved / counted:.3g}x this")
+                f"so real traffic is {fmt_times(moved / counted)} this")
     return ("the kernel's explicit loads + stores per update (likwid-bench -l KERNEL), "
             "write-allocate not counted")
 
@@ -237,7 +237,7 @@ def working_set_warning(run: BenchRun, level: str, caches: CacheSizes, path: str
     elif level == "L3" and llc and total > llc:
         problem = f"{si(total, 'B')} in all is more than the L3 ({_binary(llc)})"
     elif level == "DRAM" and llc and total < DRAM_FACTOR * llc:
-        problem = (f"{si(total, 'B')} in all is {total / llc:.2g}x the last-level cache "
+        problem = (f"{si(total, 'B')} in all is {fmt_times(total / llc)} the last-level cache "
                    f"({_binary(llc)}); DRAM needs >= {DRAM_FACTOR}x it (STREAM's rule)")
     if not problem:
         return ""

@@ -109,7 +109,34 @@ def _nested_meta(meta: dict[str, object]) -> dict[str, object]:
              if k.startswith(PIPE_COLUMN) and isinstance(meta[k], float)}
     if pipes:
         meta["pipe_busy"] = dict(sorted(pipes.items(), key=lambda kv: -kv[1]))
-    return _split_meta(meta)
+    return _split_meta(_json_meta(meta))
+
+
+# `rooflab train -o x.csv`'s cells that hold a list or an object (a comm row's collectives
+# and by_zero, a kernel's shape) as JSON text, and its flags (overlap) as true/false: read
+# back as the JSON's meta, so whatif and report time the overlap again from the
+# collectives and grow an embedding's rows with the batch as on the JSON (s31 hd).
+JSON_COLUMNS = ("collectives", "by_zero", "shape")
+BOOL_COLUMNS = {"true": True, "false": False}
+
+
+def _json_meta(meta: dict[str, object]) -> dict[str, object]:
+    """meta with JSON_COLUMNS' JSON text decoded and overlap's true/false as a flag; a
+    cell that is no JSON list or object stays the text it was (another tool's column)."""
+    import json
+
+    out = dict(meta)
+    for key in JSON_COLUMNS:
+        text = out.get(key)
+        if isinstance(text, str) and text[:1] in "[{":
+            try:
+                out[key] = json.loads(text)
+            except ValueError:
+                pass
+    flag = out.get("overlap")
+    if isinstance(flag, str) and flag.lower() in BOOL_COLUMNS:
+        out["overlap"] = BOOL_COLUMNS[flag.lower()]
+    return out
 
 
 # The columns `rooflab train -o x.csv` writes a kernel's bytes_split in, by part.

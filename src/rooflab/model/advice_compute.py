@@ -60,7 +60,7 @@ def compute_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
             out.append(_advice(
                 p, e, f"use tensor cores / matrix units ({tc.label})",
                 f"{tc.label} peaks at {fmt_rate(tc.value, tc.precision)}, "
-                f"{tc.value / p.peak_flop_per_s:.1f}x the "
+                f"{fmt_times(tc.value / p.peak_flop_per_s)} the "
                 f"{fmt_rate(p.peak_flop_per_s, p.precision)} "
                 f"it is held to now", "roof", flop=p.flop, nbytes=p.bytes, peak=tc.value,
                 bw=p.bytes_per_s,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..sides import pct_text
-from ..units import fmt_seconds
+from ..units import fmt_seconds, fmt_times
 from .analysis import Point
 from .roofline import time_floor
 from .sanity_ceilings import applicable_launch_s
@@ -159,7 +159,7 @@ def _at_launch_floor(e: Efficiency, work: float, launch: float) -> str:
         return ""
     return (f"the kernel is launch-bound after it, at the {fmt_seconds(launch, 3)} launch "
             f"floor; the work "
-            f"floor shrinks {e.work_s / work:.3g}x (CUDA graphs or fused kernels keep "
+            f"floor shrinks {fmt_times(e.work_s / work)} (CUDA graphs or fused kernels keep "
             f"that); ")
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..units import si
+from ..units import fmt_times, si
 from .advice_core import Advice, Efficiency, _advice
 from .analysis import Point
 from .byte_convention import holds_write_allocate
@@ -168,11 +168,11 @@ def nontemporal_advice(p: Point, e: Efficiency, kernel: Kernel, machine: Machine
     kept = ("" if st.counted_wa else
             f"; the count leaves that read out already (STREAM's convention), so its "
             f"{si(p.bytes, 'B')} and AI stay and the loop moves them "
-            f"{1 / st.time_ratio:.3g}x faster (the real-traffic rate of the same memory)")
+            f"{fmt_times(1 / st.time_ratio)} faster (the real-traffic rate of the same memory)")
     return _advice(
         p, e, f"use non-temporal (streaming) stores for the output {grid}",
         f"stores that bypass the cache skip the write-allocate read of each written line: "
-        f"real DRAM traffic x {st.time_ratio:.3g} ({1 / st.time_ratio:.2f}x fewer bytes)"
+        f"real DRAM traffic x {st.time_ratio:.3g} ({fmt_times(1 / st.time_ratio)} fewer bytes)"
         + kept, "along slope", flop=p.flop, nbytes=nbytes, peak=p.peak_flop_per_s, bw=bw,
         assumption=f"{st.source}; the output {grid} is not re-read from cache before it is "
                    f"evicted (true for one larger than the last-level cache); the "

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..units import fmt_ai
+from ..units import fmt_ai, fmt_times
 from .advice_core import Advice, Efficiency, _advice
 from .analysis import Point
 from .kernel import Kernel
@@ -98,7 +98,7 @@ def tiling_advice(p: Point, e: Efficiency, kind: str, machine: Machine | None,
     return _advice(
         p, e, words(machine, "tile")[0],
         f"each byte is used {fmt_ai(p.ai)} times; reuse raises AI to {fmt_ai(target)} "
-        f"({target / p.ai:.1f}x; the ridge {fmt_ai(p.ridge)} is where compute binds)",
+        f"({fmt_times(target / p.ai)}; the ridge {fmt_ai(p.ridge)} is where compute binds)",
         "along slope", flop=p.flop, nbytes=p.flop / target, peak=p.peak_flop_per_s,
         bw=p.bytes_per_s,
         assumption=(f"an upper bound: its shape allows AI {fmt_ai(cap)} with each operand "

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..units import fmt_rate
+from ..units import fmt_rate, fmt_times
 from .advice_core import Advice, Efficiency, _advice, pct
 from .advice_threads import kernel_threads
 from .analysis import Point
@@ -151,7 +151,7 @@ def vectorize_advice(p: Point, e: Efficiency, roof: Roof, machine: Machine | Non
     simd = machine.simd if machine is not None else "SIMD"
     return _advice(
         p, e, f"not vectorised, or one dependency chain{fit.hedge}? vectorise, or split the "
-              f"chain into independent accumulators: up to {fit.ratio:.1f}x ({simd}; the "
+              f"chain into independent accumulators: up to {fmt_times(fit.ratio)} ({simd}; the "
               f"{vector.label} / scalar ceiling)", detail,
         "roof" if p.unit == SCALAR else "below roof", flop=p.flop, nbytes=p.bytes,
         peak=vector.value * fit.factor, bw=p.bytes_per_s, efficiency=eff,

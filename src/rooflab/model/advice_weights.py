@@ -37,7 +37,7 @@ def weight_advice(p: Point, e: Efficiency, kind: str = "", why: str = "",
         before, after = experts_touched(kernel, moe[2]), experts_touched(kernel, b * moe[2])
         grow = after / before
         moe_words = (f"; MoE: {b * moe[2]:g} tokens touch {after:.3g} of {moe[0]:g} experts "
-                     f"({before:.3g} now), so the expert weights read grow {grow:.3g}x: "
+                     f"({before:.3g} now), so the expert weights read grow {fmt_times(grow)}: "
                      f"{fmt_times(b / grow)} per request at most (uniform routing, as whatif "
                      f"--batch)")
     nbytes = p.bytes * (w * grow + (1 - w) * b)

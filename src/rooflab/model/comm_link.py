@@ -304,6 +304,21 @@ def host_link_of(device: Any, hop_latency_s: float = 0.0) -> Link | None:
 # its slowest hop, one link.
 LINK_KEYS = ("link_gbps", "mesh", "die_links")
 HIVE_LIMIT = 8   # a mesh of fewer GPUs than a node (MI210's 4-GPU hive) ends inside it
+# Intel Gaudi 2/3 (HLS-Gaudi2/3): of each chip's 24 RoCE ports, 21 join its 7 peers all to
+# all, 3 to each (21/7 = 3), as a [device.links] mesh of 7 with a link of 3 ports
+GAUDI_MESH = ("Intel Gaudi docs, Network Configuration: 21 scale-up ports join 7 other "
+              "accelerators 'in an All2All manner, essentially using 21/7=3 scale-up ports "
+              "for each connection', 21 x 25 GB/s = 525 GB/s per direction on a Gaudi 3; "
+              "docs.habana.ai/en/latest/Management_and_Monitoring/Network_Configuration")
+
+
+def _mesh_words(device: Any) -> tuple[str, str, str]:
+    """(link level, what one link is, its source) for a catalog device's full mesh: a
+    Gaudi's 3 RoCE ports per peer, else an AMD xGMI link."""
+    if _ROCE.search(str(getattr(device, "interconnect", ""))):
+        return "network", f"link of {SCALE_OUT_PORTS} RoCE ports", GAUDI_MESH
+    return ("xGMI", "xGMI link", "RCCL on a fully connected MI300 platform, "
+            "github.com/ROCm/rccl/pull/1270")
 
 
 def link_problem(links: Any) -> str:
@@ -337,6 +352,7 @@ def xgmi_ring_link(device: Any, devices: int, hop_latency_s: float = 0.0,
     if "mesh" in links:
         mesh = int(links["mesh"])
         host = host_link_of(device, hop_latency_s)
+        level, link, cite = _mesh_words(device)
         if devices > mesh + 1 and mesh + 1 < HIVE_LIMIT and host is not None:
             # a ring over more GPUs than one hive (4 MI210 on their bridge) joins the
             # hives over PCIe: its slowest hop
@@ -345,12 +361,16 @@ def xgmi_ring_link(device: Any, devices: int, hop_latency_s: float = 0.0,
                            f"is the {device.host_link} host link, "
                            f"{host.bus_bytes_per_s / 1e9:.3g} GB/s per direction (derived)")
         k = max(1, min(devices - 1, mesh))
-        return Link("xGMI", k * one, hop_latency_s,
-                    f"catalog {name}: a full mesh, one xGMI link ({each}) from each GPU to "
-                    f"each of its {mesh} peers; a ring over {devices} GPUs uses {k} of "
-                    f"them per GPU: {k} x {one / 1e9:g} = {k * one / 1e9:g} GB/s per "
-                    f"direction (RCCL on a fully connected MI300 platform, "
-                    f"github.com/ROCm/rccl/pull/1270)")
+        beyond = ""
+        if devices > mesh + 1 and mesh + 1 < HIVE_LIMIT:
+            # an APU (MI300A) has no host link: the catalog knows no link between meshes
+            beyond = (f"; {devices} are more than one mesh of {mesh + 1}, and what joins "
+                      f"meshes is not in the catalog: this is the hops inside one")
+        return Link(level, k * one, hop_latency_s,
+                    f"catalog {name}: a full mesh, one {link} ({each}) from each device to "
+                    f"each of its {mesh} peers; a ring over {devices} uses {k} of "
+                    f"them per device: {k} x {one / 1e9:g} = {k * one / 1e9:g} GB/s per "
+                    f"direction ({cite}){beyond}")
     if "die_links" in links:
         per = max(1, int(getattr(device, "software_devices", 1)))
         n = devices if dies else devices * per

@@ -15,6 +15,7 @@ load moving between runs is taken to make (the rule at TINY_P).
 
 from __future__ import annotations
 
+from ..units import fmt_times
 from .compare_notes import split_what_to_do
 from .kernel import Kernel
 from .mann_whitney import UTest
@@ -95,8 +96,8 @@ def beyond_drift(t: UTest, before: Kernel, after: Kernel) -> str | None:
     moved, allowed = max(a / b, b / a), (1 + noise) ** DRIFT_OVER_IQR
     if moved <= allowed:
         return None
-    return (f"p {t.p_value:.2g} <= {TINY_P:g} and the medians {moved:.2f}x apart, beyond "
-            f"the {allowed:.2f}x that load moving between runs is taken to make (the "
+    return (f"p {t.p_value:.2g} <= {TINY_P:g} and the medians {fmt_times(moved)} apart, beyond "
+            f"the {fmt_times(allowed)} that load moving between runs is taken to make (the "
             f"noisier run's IQR / median, {noise:.1%}, compounded {DRIFT_OVER_IQR:g} times)")
 
 
@@ -119,9 +120,9 @@ def far_apart(before: Kernel, after: Kernel) -> str | None:
     spread = max(max(b) / min(b), max(a) / min(a))
     if gap < FAR_APART or gap <= spread:
         return None
-    return (f"the two runs' samples lie {gap:.2f}x apart (the slower run's fastest over the "
+    return (f"the two runs' samples lie {fmt_times(gap)} apart (the slower run's fastest over the "
             f"faster run's slowest), beyond the {FAR_APART:g}x that load moving between "
-            f"runs is taken to make and each run's own spread ({spread:.2f}x at most)")
+            f"runs is taken to make and each run's own spread ({fmt_times(spread)} at most)")
 
 
 def judged(t: UTest | None) -> bool:

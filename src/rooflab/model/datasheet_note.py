@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..units import fmt_ai
+from ..units import fmt_ai, fmt_times
 from .ceiling import Roof
 from .kernel import Kernel
 
@@ -41,7 +41,7 @@ def datasheet_note(roof: Roof, kernels: Iterable[Kernel]) -> str | None:
         return None
     return (f"judged on datasheet peaks ({roof.name}): a quiet machine reaches "
             f"{band_words(HEALTHY_COMPUTE)} of them (seed 004), so % of roof reads up to "
-            f"{1 / HEALTHY_COMPUTE[0]:.1f}x low and the >2x flag is loose; judge by a "
+            f"{fmt_times(1 / HEALTHY_COMPUTE[0])} low and the >2x flag is loose; judge by a "
             f"measured roof (`rooflab probe`; seed 000 §6.2){ridge_words(roof)}")
 
 

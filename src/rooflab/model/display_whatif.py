@@ -37,11 +37,12 @@ def _gain(before: float, fast: float, slow: float | None, least: bool) -> str:
 def _move_line(w, old, new, ai_before, ai_after) -> str:
     """'decode b=1: 15 ms -> 3.75 ms-8.89 ms (1.69x-4.00x), AI 1 -> 4'; untimed: its
     floors (derived), as the CLI's table shows them."""
+    from .dtype_names import move_label
     from .retime import gap_held, lower_bound
     from .work_floor import floor_s
 
     ai = f"AI {fmt_ai(ai_before)} -> {fmt_ai(ai_after)}"
-    name = old.name if old.name == new.name else f"{old.name} -> {new.name}"
+    name = move_label(old.name, new.name)   # a name marked for its new dtype: shown once
     if old.seconds is None or new.seconds is None:
         fb, fa = floor_s(w.before.roof, old), floor_s(w.after.roof, new)
         if not (fb and fa):

@@ -139,7 +139,7 @@ def binds_elsewhere(p: Point, binding: Point | None) -> str | None:
     """The level that binds p's kernel when p reads "latency" only because that other
     level's lower roof holds the kernel (review 16a H: a stencil at 65 % of DRAM had its
     L1 point "latency" at 4.7 %); None when p's own bound stands (memory, compute and
-    overhead are what they say at every level). diagnose.level_bound words it, the JSON
+    overhead are what they say at every level). diagnose_evidence.level_bound words it, the JSON
     writes it (schema.point_to_dict)."""
     if p.bound != "latency" or binding is None or binding.level == p.level:
         return None

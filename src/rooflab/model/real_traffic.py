@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..units import si
+from ..units import fmt_times, si
 from .ceiling import Ceiling
 
 REAL_TRAFFIC = "DRAM (real traffic)"
@@ -98,7 +98,7 @@ def real_traffic_ceiling(dram: Ceiling, stream_dram: Mapping, where: str = "this
              f"{si(v, 'B/s')}" for n, v, _ in rates]
     method = (f"derived from {where} measured DRAM rates: the largest real-traffic rate "
               f"of its STREAM kernels consistent with the DRAM ceiling (at most "
-              f"{CONSISTENT:.3g}x it), {name}'s {si(value, 'B/s')} (of {'; '.join(parts)})"
+              f"{fmt_times(CONSISTENT)} it), {name}'s {si(value, 'B/s')} (of {'; '.join(parts)})"
               + (f"; left out as disturbed: {_named(left)} (the uncapped best "
                  f"{si(left[0][1], 'B/s')})" if left else "") +
               "; each counted rate x (loads + 2 stores)/(loads + stores): a store's line is "
@@ -124,7 +124,7 @@ def disturbed_warning(dram: Ceiling, left, name: str, value: float) -> str:
     """What the ceiling says when kernels were left out: both figures, the kernels."""
     own = own_kernel(dram)
     return (f"{REAL_TRAFFIC}: STREAM {_named(left)} in real traffic, "
-            f"{left[0][1] / dram.value:.2g}x the DRAM ceiling's {si(dram.value, 'B/s')} "
+            f"{fmt_times(left[0][1] / dram.value)} the DRAM ceiling's {si(dram.value, 'B/s')} "
             f"({own}, counted), where the byte conventions allow at most 3/2x (+10 % "
             f"noise): the probe was disturbed between kernels, so they were left out; "
             f"the ceiling is {name}'s {si(value, 'B/s')}, consistent with DRAM; rerun on a "
@@ -145,7 +145,7 @@ def consistent(memory, stream_dram: Mapping) -> tuple[Ceiling, str] | None:
     fixed, _ = real_traffic_ceiling(dram, stream_dram if isinstance(stream_dram, Mapping)
                                     else {})
     said = (f"{REAL_TRAFFIC}: this profile stores {si(real.value, 'B/s')}, "
-            f"{real.value / dram.value:.2g}x its DRAM ceiling {si(dram.value, 'B/s')}, "
+            f"{fmt_times(real.value / dram.value)} its DRAM ceiling {si(dram.value, 'B/s')}, "
             f"beyond the 3/2x the byte conventions allow (written by a rooflab that took "
             f"the best of every STREAM kernel); judged at {si(fixed.value, 'B/s')} "
             f"instead; rerun the probe to rewrite it")

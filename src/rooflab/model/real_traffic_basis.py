@@ -41,7 +41,7 @@ def real_traffic_line(basis: Roof, target: Roof) -> str:
     nothing."""
     if real_traffic_basis(basis, target) is None:
         return ""
-    from ..units import si
+    from ..units import fmt_times, si
 
     real, dram = basis.find_memory(REAL_TRAFFIC), basis.find_memory("DRAM")
     return (f"; DRAM efficiencies taken against {basis.name}'s {REAL_TRAFFIC} "
@@ -49,4 +49,4 @@ def real_traffic_line(basis: Roof, target: Roof) -> str:
             f"{target.name}'s DRAM {si(target.find_memory('DRAM').value, 'B/s')} is a "
             f"datasheet channel rate, in real-traffic units (a STREAM triad counts about 3/4 "
             f"of what the channels move), so a STREAM-counted kernel's predicted factor "
-            f"against the counted rate would be {real.value / dram.value:.2f}x high")
+            f"against the counted rate would be {fmt_times(real.value / dram.value)} high")

@@ -41,7 +41,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..units import fmt_seconds
+from ..units import fmt_seconds, fmt_times
 from .compare_merge import untestable
 from .kernel import Kernel
 from .sample_spread import NOISY_IQR
@@ -77,7 +77,7 @@ class Groups:
         """'5 samples near 1.00 ms and 4 near 2.00 ms (2.00x apart)'."""
         return (f"{len(self.fast)} samples near {fmt_seconds(_median(self.fast))} and "
                 f"{len(self.slow)} near {fmt_seconds(_median(self.slow))} "
-                f"({self.ratio:.2f}x apart)")
+                f"({fmt_times(self.ratio)} apart)")
 
 
 def _median(xs: Sequence[float]) -> float:

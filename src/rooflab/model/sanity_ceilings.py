@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..units import DTYPE_BYTES, fmt_ai, fmt_pct, fmt_rate, fmt_seconds, si
+from ..units import DTYPE_BYTES, fmt_ai, fmt_pct, fmt_rate, fmt_seconds, fmt_times, si
 from .byte_convention import counter_bytes, stream_counted
 from .ceiling import Ceiling, Roof, _unit_of_part
 from .held_unit import held_ceiling, held_unit
@@ -85,7 +85,7 @@ def check_write_allocate(p: Point, kernel: Kernel, roof: Roof | None) -> Finding
                 "convention); the counters see real traffic",),
         fix=("re-probe with `rooflab probe -o profile.json`: the profile then has a "
              f"'{REAL_TRAFFIC}' ceiling that counter bytes are judged against; until then "
-             f"read this kernel against {WRITE_ALLOCATE_RATIO:.3g}x the DRAM roof"))
+             f"read this kernel against {fmt_times(WRITE_ALLOCATE_RATIO)} the DRAM roof"))
 
 
 def check_above_roof(p: Point, roof_kind: str = "",

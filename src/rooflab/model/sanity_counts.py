@@ -5,7 +5,7 @@ last-level cache serves instead (cache-resident). Pure: no I/O.
 
 from __future__ import annotations
 
-from ..units import fmt_ai, fmt_seconds, si
+from ..units import fmt_ai, fmt_seconds, fmt_times, si
 from .above_roof_words import cache_reuse_cause, nominal_memory
 from .ceiling import Roof
 from .element_dtype import element_bytes
@@ -139,7 +139,7 @@ def check_ai_low(kernel: Kernel, points: tuple[Point, ...],
                 kernel=kernel.name, check="ai_low", severity="warning", level="DRAM",
                 message=(f"{si(p.bytes, 'B')} in {fmt_seconds(p.seconds)} is "
                          f"{si(p.bytes / p.seconds, 'B/s')}, "
-                         f"{p.bytes / p.seconds / p.bytes_per_s:.1f}x the DRAM bandwidth: "
+                         f"{fmt_times(p.bytes / p.seconds / p.bytes_per_s)} the DRAM bandwidth: "
                          f"either the DRAM roof is too low for it or the DRAM bytes are "
                          f"too many (AI {fmt_ai(p.ai)} too low)"),
                 # an exact count of a 4x-LLC read-modify-write stream (np.add(o, y, out=o):
@@ -166,7 +166,7 @@ def _ai_low_nominal(kernel: Kernel, p: Point, machine: Machine | None, roof: Roo
     return Finding(
         kernel=kernel.name, check="ai_low", severity="warning", level="DRAM",
         message=(f"{si(p.bytes, 'B')} in {fmt_seconds(p.seconds)} is {si(rate, 'B/s')}, "
-                 f"{rate / p.bytes_per_s:.1f}x the DRAM bandwidth (the datasheet's "
+                 f"{fmt_times(rate / p.bytes_per_s)} the DRAM bandwidth (the datasheet's "
                  f"{si(p.bytes_per_s, 'B/s')}, which no DRAM exceeds): the DRAM bytes are "
                  f"too many (AI {fmt_ai(p.ai)} too low)"),
         causes=resident_cause(kernel, p, machine, roof) + (

@@ -7,7 +7,8 @@ Each entry is one device's share (per direction): the NIC it has to itself, or a
 own ports (Gaudi) or its share of its host's NICs (TPU); node_network_link multiplies it
 by the devices of a node (NCCL/RCCL run one ring per NIC). An entry also says how many
 devices its systems' node holds (per_node: 8 on HGX/DGX and MI300X platforms, 4 on the
-HPE Cray EX nodes of MI250X and MI300A), which `rooflab scale --per-node`, `rooflab llm
+HPE Cray EX nodes of MI250X and MI300A and in an MI210 hive, 72 in a GB200 NVL72 rack's
+NVLink domain), which `rooflab scale --per-node`, `rooflab llm
 --tp/--pp` and `train --dp` take as the node's size where none is given.
 """
 
@@ -59,17 +60,43 @@ AMD_400G = ScaleOut(
     "benchmark-docker/vllm-mori-distributed.html)")
 
 # DGX A100: "8x Single-Port Mellanox ConnectX-6 VPI 200Gb/s HDR InfiniBand", one per GPU
-# (the A100 SXM entries; PCIe cards go in servers of any make: the default stands)
-A100 = ScaleOut(200e9, "one 200 Gb/s HDR InfiniBand NIC per GPU",
-                "NVIDIA ConnectX-6: DGX A100 carries '8x Single-Port Mellanox ConnectX-6 VPI "
-                "200Gb/s HDR InfiniBand', one per GPU, nvidia.com/content/dam/en-zz/Solutions/"
-                "Data-Center/nvidia-dgx-a100-datasheet.pdf")
+A100_HDR = ("NVIDIA ConnectX-6: DGX A100 carries '8x Single-Port Mellanox ConnectX-6 VPI "
+            "200Gb/s HDR InfiniBand', one per GPU, nvidia.com/content/dam/en-zz/Solutions/"
+            "Data-Center/nvidia-dgx-a100-datasheet.pdf")
+A100 = ScaleOut(200e9, "one 200 Gb/s HDR InfiniBand NIC per GPU", A100_HDR)
+# A800 SXM: an A100 with NVLink cut to 400 GB/s, on the same 8-GPU HGX A100 board, whose
+# servers carry eight GPU-dedicated NICs as DGX A100 does (was: the 400G NDR default)
+A800 = ScaleOut(200e9, "one 200 Gb/s HDR InfiniBand NIC per GPU",
+                f"A800 SXM = A100 SXM with NVLink cut (the catalog entry's note); its 8-GPU "
+                f"HGX A100/A800 nodes carry eight GPU-dedicated NICs (besthub.dev/articles/"
+                f"inside-the-gpu-server-architecture-of-a100-a800-and-h100-h800-nodes-"
+                f"bbf940b6d50c, third-party), as {A100_HDR}")
+# A100/A800 PCIe cards sit in PCIe Gen4 servers of any make: rooflab takes DGX A100's one
+# 200 Gb/s HDR NIC per GPU, the most a Gen4 x16 card's slot feeds (a 400G NIC needs Gen5
+# x16); a server with one NIC per 2 cards has half: --nics-per-node 4
+A100_PCIE = ScaleOut(200e9, "one 200 Gb/s HDR InfiniBand NIC per GPU",
+                     f"PCIe Gen4 servers: rooflab takes the reference system DGX A100, "
+                     f"{A100_HDR}; a node's NIC bandwidth per card is held to what its "
+                     f"PCIe slot carries, 200 Gb/s per Gen4 x16 A100 (naddod.com/blog/quick-"
+                     f"understanding-gpu-server-network-card-configuration-in-ai-era); one "
+                     f"NIC per 2 cards: --nics-per-node 4")
 # DGX B300 / GB300 NVL72: one ConnectX-8 SuperNIC per GPU, 800 Gb/s
 B300 = ScaleOut(800e9, "one 800 Gb/s ConnectX-8 NIC per GPU",
                 "NVIDIA ConnectX-8: DGX B300 carries eight ConnectX-8 SuperNICs of 800 Gb/s on "
                 "its GPU board, one per GPU (NVIDIA DGX B300 User Guide; "
                 "nvidia.com/en-us/data-center/dgx-b300); GB300 NVL72 one ConnectX-8 800G per "
                 "GPU, nvidia.com/en-us/data-center/gb300-nvl72")
+
+# GB200 NVL72: one rack of 72 GPUs is one NVLink domain (1.8 TB/s per GPU, NVLink
+# switch trays), 4 GPUs and their ConnectX-7 400G NICs per compute tray: rooflab's node
+# for it is the rack, 72 GPUs; rows past 72 leave it over one 400G NIC per GPU
+GB200 = ScaleOut(400e9, "one 400 Gb/s ConnectX-7 NIC per GPU",
+                 "GB200 NVL72 '72x1': 18 compute trays of 4 GPUs with ConnectX-7 (CX7) and 9 "
+                 "NVLink switch trays, all 72 GPUs in one NVLink domain (docs.nvidia.com/multi-"
+                 "node-nvlink-systems/multi-node-tuning-guide/system.html); one 400G NIC per "
+                 "GPU taken, 4 per tray as in the GB300 tray's 4 ConnectX-8 (docs.nvidia.com/"
+                 "enterprise-reference-architectures/nvl72-ai-factory/latest/components.html)",
+                 per_node=72, node="GB200 NVL72 rack of 72 GPUs in one NVLink domain")
 
 # MI250X and MI300A ship in HPE Cray EX blades with one 200 Gb/s Slingshot-11 NIC per
 # package, four packages per node: rooflab's node for them holds 4, not 8
@@ -85,11 +112,17 @@ MI300A = ScaleOut(200e9, SLINGSHOT[0].format(dev="MI300A"),
                   SLINGSHOT[1].format(dev="MI300A", systems="El Capitan, Alps"),
                   per_node=4, node="HPE Cray EX255a node of 4 MI300A APUs")
 
-# no MI210 system figure was found: the MI300X platforms' one 400G NIC per GPU stands in
-MI210 = ScaleOut(400e9, "one 400 Gb/s NIC per GPU",
-                 "no MI210 platform figure found; AMD's MI300X/MI325X/MI355X cluster recipes' "
-                 "one 400G RDMA NIC per GPU taken for it (rocm.docs.amd.com/projects/"
-                 "ai-ecosystem/en/latest/inference/distributed/sglang-mori-recipe.html)")
+# MI210 (PCIe Gen4 cards): an Infinity Fabric Link bridge joins a hive of up to 4 (the
+# catalog entry's [device.links]: 3 links each), so rooflab's node is one hive; no MI210
+# platform NIC figure was found, so a Gen4 x16 card's 200 Gb/s (as A100 PCIe) stands in
+# (was: 8 per node, 400 Gb/s, more than a Gen4 x16 slot carries)
+MI210 = ScaleOut(200e9, "one 200 Gb/s NIC per GPU",
+                 "no MI210 platform NIC figure found; 200 Gb/s, the most a PCIe Gen4 x16 "
+                 "card's slot feeds (naddod.com/blog/quick-understanding-gpu-server-network-"
+                 "card-configuration-in-ai-era), taken for it", per_node=4,
+                 node="4-GPU MI210 hive on one Infinity Fabric Link bridge (amd.com/en/"
+                 "products/accelerators/instinct/mi200/mi210.html; a server of 8 cards "
+                 "holds two hives joined over PCIe: --per-node 8)")
 
 # TPU slices reach each other through their hosts' data-center network (DCN), not ICI
 # (cloud.google.com/tpu/docs/multislice-introduction); per chip:
@@ -109,7 +142,9 @@ TPU_V4 = ScaleOut(50e9, "the data-center network (DCN), 50 Gb/s per chip",
 # first match of the catalog name wins; then the vendor's default
 BY_NAME = (("MI250X", MI250X), ("MI300A", MI300A), ("MI210", MI210), ("TPU v5p", TPU_V5P),
            ("TPU v5e", TPU_V5E), ("TPU v4", TPU_V4), ("A100 40GB SXM", A100),
-           ("A100 80GB SXM", A100), ("B300", B300))
+           ("A100 80GB SXM", A100), ("A800 80GB SXM", A800), ("A100 40GB PCIe", A100_PCIE),
+           ("A100 80GB PCIe", A100_PCIE), ("A800 80GB PCIe", A100_PCIE), ("GB200", GB200),
+           ("B300", B300))
 BY_VENDOR = {"AMD": AMD_400G}
 
 

@@ -71,7 +71,7 @@ def exposure(k: Kernel, comm_s: float, windows: Mapping[str, float],
     """The row's exposed time when its collectives take `comm_s` in all (its floor on the
     link it runs on) and its windows are `windows` (part_windows). Each collective's time
     is the file's scaled by comm_s / the file's comm_s (the link's bandwidth; a hop latency
-    the file counted scales with it). Without the list (an older file, a CSV): comm_s x
+    the file counted scales with it). Without the list (an older JSON or CSV): comm_s x
     the file's exposed / its whole time, that from meta comm_s, else `whole_s` (the row's
     floor on the roof it was judged on), else comm_s."""
     meta = k.meta

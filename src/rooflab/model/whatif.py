@@ -19,6 +19,7 @@ from ..errors import InputError
 from ..units import fmt_seconds
 from .analysis import analyze
 from .ceiling import Roof, _unit_of_part
+from .held_unit import held_unit
 from .kernel import Kernel, sum_counts
 from .retime import WhatIf, _apply, _floor, _primary, _select, retime
 from .retime_launch import launch_held_s
@@ -63,7 +64,7 @@ def fuse(roof: Roof, kernels: Sequence[Kernel], names: Sequence[str],
     members = [k for k in kernels if k.name in chosen]
     before = analyze(roof, kernels)
     prim = _primary(before)
-    merged, bytes_words = _merged(members, fused_name)
+    merged, bytes_words = _merged(roof, members, fused_name)
     label = f"fuse {len(members)} kernels"
     full = (roof.overhead_s or 0.0) * merged.calls   # the fused kernel's launch floor
     eff, share = None, 1.0
@@ -97,7 +98,8 @@ def fuse(roof: Roof, kernels: Sequence[Kernel], names: Sequence[str],
                   before, analyze(roof, after), tuple((k, new) for k in members))
 
 
-def _merged(members: Sequence[Kernel], fused_name: str | None = None) -> tuple[Kernel, str]:
+def _merged(roof: Roof, members: Sequence[Kernel],
+            fused_name: str | None = None) -> tuple[Kernel, str]:
     """The fused kernel, untimed, and the words saying how its bytes were had."""
     nbytes, bytes_words = fused_bytes(members)
     flop = sum_counts(k.flop for k in members)
@@ -110,13 +112,18 @@ def _merged(members: Sequence[Kernel], fused_name: str | None = None) -> tuple[K
         meta["batch"] = batch
     return Kernel(name=fused_name or "+".join(k.name for k in members),
                   flop=flop, bytes=nbytes, calls=max(k.calls for k in members),
-                  unit=_fused_unit(members, flop),
+                  unit=_fused_unit(roof, members, flop),
                   provenance={"flop": "derived", "bytes": "derived"}, meta=meta), bytes_words
 
 
-def _fused_unit(members: Sequence[Kernel], flop: dict[str, float]) -> str | None:
+def _fused_unit(roof: Roof, members: Sequence[Kernel], flop: dict[str, float]) -> str | None:
     """The fused kernel's unit: the one most of its dominant precision's FLOP ran on in
-    the members (each member's parts on ceiling._unit_of_part's units). A Kernel has one
+    the members, each member at the unit every verb holds it to (held_unit: its own, else
+    vector for a known non-matrix kind on a roof with tensor units), its parts on
+    ceiling._unit_of_part's units. Read at their own units alone, two fp16 n-body kernels
+    that give none (meta op nbody, 400 + 200 us on an A100) fused into a kernel whose name
+    says no kind, timed at the fp16 tensor ceiling (312 TFLOP/s): 152.5 us; held to fp16
+    vector (78 TFLOP/s), as each member is, 595 us (s31). A Kernel has one
     unit, given to its dominant precision (its other precisions run on vector under a
     tensor unit), so the unit must be that of the work that dominates: SwiGLU's act_mul
     (vector, 17 GFLOP) fused into down_proj (tensor, 47 TFLOP) took the first member's
@@ -128,7 +135,7 @@ def _fused_unit(members: Sequence[Kernel], flop: dict[str, float]) -> str | None
     by_unit: dict[str | None, float] = {}
     for k in members:
         if k.flop.get(dominant, 0.0) > 0:
-            unit = _unit_of_part(dominant, k.precision, k.unit)
+            unit = _unit_of_part(dominant, k.precision, held_unit(roof, k))
             by_unit[unit] = by_unit.get(unit, 0.0) + k.flop[dominant]
     return max(by_unit.items(), key=lambda kv: kv[1])[0]
 
@@ -158,7 +165,7 @@ def _fewer_bound(roof: Roof, before, members: Sequence[Kernel]) -> tuple[list[st
         subs = chain(combinations(members, 2), combinations(members, n - 1))
     best: tuple[list[str], float] = ([], 0.0)
     for sub in subs:
-        merged, _ = _merged(sub)
+        merged, _ = _merged(roof, sub)
         eff, launch = _fused_split(before, sub)
         work, _ = _floor(roof, merged)
         seconds = min(_measured(sub), launch + work / eff)

@@ -14,12 +14,13 @@ from ..units import PRECISIONS, canonical_dtype, dtype_bytes, flop_precision
 from .advice_sparse import sparse_bytes, sparse_bytes_ratio
 from .analysis import analyze
 from .ceiling import Roof
-from .dtype_names import renamed_in_dtype
+from .dtype_names import marked_words, renamed_in_dtype
 from .element_dtype import COMPLEX_PARTS, complex_name, meta_in_dtype, stored_dtype
 from .fp4_formats import DEFAULT_FP4, FP4_BLOCK, block_words, fp4_format
 from .kernel import Kernel, converted_flop
 from .opkind import is_matrix, is_sparse, kernel_kind
 from .retime import WhatIf, _apply
+from .whatif_complex import complex_held, complex_words
 from .whatif_precision_cap import capped_roof, old_precisions
 
 # The integer parts of a CSR SpMV's bytes_split (`rooflab ai spmv`: column indices and row
@@ -71,7 +72,7 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
         return found
 
     def change(k: Kernel) -> Kernel:
-        if held_master(k):
+        if held_master(k) or complex_held(k, dtype):
             return k
         if k.meta.get("train_part") == "comm":
             return comm_in_precision(k, size)
@@ -129,7 +130,7 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
         math = any(v > 0 for v in k.flop.values())
         return roofs[k.precision][0] if math and k.precision in roofs else roof
 
-    # the new kernel's name says its new dtype where the old one said the old (dtype_names)
+    # a name that says the old dtype is kept, marked [old->new] (dtype_names)
     taken = {k.name for k in kernels}
     w = _apply(roof, kernels, lambda k: renamed_in_dtype(k, change(k), taken), names,
                f"precision -> {new_p}" + (f" ({named_fmt})" if named_fmt else ""),
@@ -146,14 +147,14 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
                + ("; a gradient collective (train --dp) moves gradients of at least 2 B a "
                   "value: fp8 and fp4 recipes keep bf16 gradients"
                   if any(k.meta.get("train_part") == "comm" for k in kernels) else "")
-               + _held_words(kernels, names)
+               + _held_words(kernels, names) + complex_words(kernels, names, dtype)
                + "".join(f"; {n}" for n in caps),
                new_roof=target if caps else None,
                roof_of=roof_of if caps else None)
-    if not caps:
-        return w
-    w = _only_chosen(w, kernels, names, target)
-    return replace(w, move_roofs=tuple(roof_of(old) for old, _ in w.moves))
+    if caps:
+        w = _only_chosen(w, kernels, names, target)
+        w = replace(w, move_roofs=tuple(roof_of(old) for old, _ in w.moves))
+    return replace(w, assumption=w.assumption + marked_words(w.moves))
 
 
 def comm_in_precision(k: Kernel, size: float) -> Kernel:

@@ -13,7 +13,8 @@ from ..sides import keep_side
 from ..units import GROUP_SCALED, canonical_dtype, dtype_bytes, stored_weight_bytes
 from .advice_memory import weight_share as known_weight_share
 from .ceiling import Roof
-from .element_dtype import element_bytes
+from .dtype_names import marked_words, renamed_in_weights
+from .element_dtype import INT4_WEIGHT_WORDS, element_bytes
 from .fp4_formats import FP4_BLOCK, block_words
 from .held_unit import held_ceiling
 from .kernel import Kernel
@@ -24,6 +25,7 @@ from .opkind import (
     is_streaming,
     is_whole_step,
     kernel_kind,
+    name_words,
 )
 from .retime import WhatIf, _apply
 from .whatif_conv import conv_filter_share
@@ -165,7 +167,7 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
         if s > 0 and ratio > 1:
             # --quantize sets the weights' format both ways (int4 -> int8 is a fair what-if),
             # but a widening is said: gpt-oss's mxfp4 experts under fp8 read 2x the bytes
-            widened.append(f"{k.name} ({k.meta.get('weight_dtype') or k.precision})")
+            widened.append(f"{k.name} ({weights_dtype(k)})")
         used.append((k.name, s, src))
         factor = (1 - s) + s * ratio
         # the weights are `dtype` now: a stale weight_dtype would make a second quantize
@@ -182,7 +184,9 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
                 **meta_weights_scaled(k.meta, ratio)}
         if "weight_bytes_per_param" in k.meta:
             meta["weight_bytes_per_param"] = to
-        return k.with_(bytes={lv: b * factor for lv, b in k.bytes.items()}, meta=meta)
+        new = k.with_(bytes={lv: b * factor for lv, b in k.bytes.items()}, meta=meta)
+        # a name that says the old weights' dtype is kept, marked (dtype_names)
+        return renamed_in_weights(k, new, weights_dtype(k), named, taken)
 
     kernels = tuple(kernels)
     # filled after `moved` exists (it reads it: {} while the steps' kernels are priced)
@@ -192,6 +196,7 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
     widened: list[str] = []
     kept: list[tuple[str, str]] = []
     named = label or canonical_dtype(dtype)
+    taken = {k.name for k in kernels}
     w = _apply(roof, kernels, change, names, f"weights -> {named}", "")
     narrower = (f"; WIDER, not narrower: these kernels' weights were stored in fewer bytes "
                 f"than {named}'s and now read more (--only to leave them): "
@@ -201,7 +206,24 @@ def quantize_weights(roof: Roof, kernels: Sequence[Kernel], dtype: str = "int4",
         f"weights are read once per call and stored in {target:.4g} byte(s) each"
         f"{_block_note(label) if label else _scales_note(dtype, group)}; the math stays in "
         f"the kernel's precision; "
-        f"{shares_words(used)}{narrower}{_held_words(kept)}{_train_words(kernels)}"))
+        f"{shares_words(used)}{narrower}{_held_words(kept)}{_train_words(kernels)}"
+        f"{marked_words(w.moves)}"))
+
+
+def weights_dtype(k: Kernel) -> str:
+    """The dtype a kernel's weights are stored in, one reading for their bytes and their
+    mark: meta weight_dtype, else int4 for a weight-only int4 GEMM's name
+    (INT4_WEIGHT_WORDS: 'w4a16', 'awq', 'marlin', as the advice reads it), else the
+    kernel's precision."""
+    given = k.meta.get("weight_dtype")
+    if given:
+        try:
+            return canonical_dtype(str(given))
+        except InputError:
+            return str(given)
+    if any(w in INT4_WEIGHT_WORDS for w in name_words(k.name)):
+        return "int4"
+    return k.precision
 
 
 def _train_words(kernels: Sequence[Kernel]) -> str:
@@ -250,12 +272,13 @@ def _held_words(kept: Sequence[tuple[str, str]]) -> str:
 def _stored_per_param(k: Kernel, stored) -> float:
     """A kernel's bytes per weight now: its meta weight_bytes_per_param (`rooflab llm`
     writes what it counted: group scales, zero points, a ggml type's blocks; review s26 r3
-    F3: int4 in groups of 32 was read as a bare 0.5 B), else its weight_dtype's (or
-    precision's) size as --quantize counts the target's."""
+    F3: int4 in groups of 32 was read as a bare 0.5 B), else its weights_dtype's size as
+    --quantize counts the target's (s31: a weight-only int4 name, vLLM's AWQ GEMM, was
+    read at its fp16 math precision, so int8 halved weights it said were 4-bit)."""
     per = k.meta.get("weight_bytes_per_param")
     if isinstance(per, (int, float)) and not isinstance(per, bool) and per > 0:
         return float(per)
-    return stored(str(k.meta.get("weight_dtype") or k.precision))
+    return stored(weights_dtype(k))
 
 
 def step_weight_ratios(kernels: Sequence[Kernel], moved) -> dict[int, float]:

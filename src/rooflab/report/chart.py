@@ -43,12 +43,12 @@ from .chart_inputs import _checked, chart_subject, titled
 from .chart_layout_cost import _to_pt
 from .chart_limits import _limits, _ridge_ais
 from .chart_parts import DrawnPoint, RooflineDisplay, roof_label
+from .chart_point_labels import _labelled
 from .chart_points import (
     LABELS_SHOWN,
     _above_roof_notes,
     _all_points,
     _drop_small,
-    _labelled,
     _level_joins,
     _pair_arrows,
     _trajectory_arrows,

@@ -97,7 +97,7 @@ def point_texts(points: list[DrawnPoint], trajectory: bool) -> list[DrawnPoint]:
 
 def above_labelled(full: list[DrawnPoint], texts: list[DrawnPoint], unlabelled: int,
                    note: str, n: int) -> tuple[list[DrawnPoint], int, str]:
-    """chart_points._longest_labelled's (texts, unlabelled, note) with the kernels that
+    """chart_point_labels._longest_labelled's (texts, unlabelled, note) with the kernels that
     have a point above their roof labelled too (full: point_texts' labels, before the n
     longest were kept): the ring says "check the counts", so the reader needs the name
     to check (review s18 r5 F5: a compare chart's kern_006_softmax at 120 % of fp32

@@ -26,7 +26,7 @@ from .chart_parts import (
     roof_label,
     side_color,
 )
-from .chart_points import precision_ceilings
+from .chart_precisions import precision_ceilings
 from .marker_size import POINT_SIZE, SIZE_LEGEND, share_size
 
 # Where the legend may go, in this order: the lower right first (on a roofline usually

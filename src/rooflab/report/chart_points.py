@@ -1,17 +1,17 @@
 """The kernels' points on a roofline chart, as plain data (chart.roofline_data): one per
-memory level, coloured by side and sized by time share; which are labelled, which are
-above their roof, which small ones are left out, the arrows between them, and the
-ceiling that judges each precision (precision_ceilings).
+memory level, coloured by side and sized by time share; which are above their roof,
+which small ones are left out, and the arrows between them. Which are labelled is
+chart_point_labels; the ceiling that judges each precision, chart_precisions (both
+imported back here).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from ..model.analysis import analyze, share_totals
 from ..model.ceiling import Roof
-from ..model.held_unit import held_unit
+from ..model.dtype_names import move_label
 from ..model.kernel import Kernel
 from ..model.placement import Point, primary_points
 from ..model.sanity_ceilings import applicable_launch_s
@@ -27,9 +27,9 @@ from .chart_parts import (
     DrawnPoint,
     LaunchCap,
     Line,
-    RooflineDisplay,
     launch_cap,
 )
+from .chart_precisions import _precisions
 from .chart_roofs import _pick, _positive_finite, is_envelope
 from .marker_size import POINT_SIZE, share_size
 
@@ -180,11 +180,6 @@ def _all_points(to_draw: Sequence[Kernel], judges: Sequence[Roof], level: str | 
     return per_kernel, notes, caps
 
 
-def _precisions(kernels: Sequence[Kernel]) -> list[str]:
-    """The precisions of the kernels with FLOP (Kernel.precision: the one carrying most)."""
-    return list(dict.fromkeys(k.precision for k in kernels if k.total_flop > 0))
-
-
 def _drop_small(kernels: list[Kernel], shares: dict[int, float], min_share: float | None,
                 arrows: Sequence[tuple[Kernel, Kernel]]) -> tuple[list[Kernel], str]:
     """The kernels at or over min_share of the timed total (every one when None or 0), and
@@ -225,25 +220,6 @@ def _level_joins(per_kernel: Sequence[Sequence[DrawnPoint]]) -> list[Line]:
                         ys=tuple(p.flop_per_s for p in ordered), style="solid",
                         kind="levels", color=JOIN_COLOR))
     return out
-
-
-def _longest_labelled(points: list[DrawnPoint], kernels: Sequence[Kernel], n: int
-                      ) -> tuple[list[DrawnPoint], int, str]:
-    """Labels on the n longest kernels only (by measured time; untimed ones after, by
-    their floor: kernel_weights), every point kept; with the number of kernels left
-    unlabelled and the note that says so. A name stands for all its kernels (a
-    trajectory's steps share one)."""
-    named = list(dict.fromkeys(p.kernel for p in points if p.text))
-    if n <= 0 or len(named) <= n:
-        return points, 0, ""
-    from .chart_layout_texts import kernel_weights, labelled_note
-
-    weight = kernel_weights(kernels, points)
-    keep = set(sorted(named, key=lambda name: weight.get(name, (0.0,) * 3),
-                      reverse=True)[:n])
-    out = [p if p.kernel in keep else replace(p, text="") for p in points]
-    left = len(named) - n
-    return out, left, labelled_note(n, len(named), left)
 
 
 def _above_roof_notes(points: Sequence[DrawnPoint], kernels: Sequence[Kernel] = (),
@@ -311,7 +287,9 @@ def _pair_arrows(arrows, level, to_draw, per_kernel) -> list[Arrow]:
         b = _pick(per_kernel[_index(to_draw, after)], a.level if a else level)
         if a is None or b is None:
             continue
-        label = before.name if before.name == after.name else f"{before.name} → {after.name}"
+        # a name kept and marked for its new dtype is shown once (model/dtype_names)
+        label = (after.name if move_label(before.name, after.name) == after.name
+                 else f"{before.name} → {after.name}")
         out.append(Arrow(label=label, start=(a.ai, a.flop_per_s), end=(b.ai, b.flop_per_s)))
     return out
 
@@ -334,90 +312,3 @@ def _trajectory_arrows(to_draw, per_kernel, level) -> list[Arrow]:
                              end=(p.ai, p.flop_per_s), kind="trajectory"))
         last[k.name] = p
     return out
-
-
-def precision_ceilings(display: RooflineDisplay) -> list[str]:
-    """'fp16 kernels: judged on fp16 tensor 312 TFLOP/s', one line per precision and
-    ceiling where the chart's kernels have several precisions (the first roof judges
-    them; a mixed kernel's weighted ceiling is named in the legend on its own); [] for
-    one precision."""
-    kernels = [k for k in display.kernels if k.total_flop > 0]
-    if len(_precisions(kernels)) < 2 or not display.roofs or not display.roofs[0].compute:
-        return []
-    roof = display.roofs[0]
-    # precision -> ceiling label -> (c, names): the names a dict, in order (a list's `in`
-    # made 100 000 kernels quadratic); one ceiling lookup per precision and unit
-    ceilings: dict[str, dict[str, tuple]] = {}
-    held: dict[tuple, object] = {}
-    for k in kernels:
-        precision, unit = k.precision, held_unit(roof, k)
-        if (precision, unit) not in held:
-            held[precision, unit] = roof.compute_for(precision, unit)[0]
-        c = held[precision, unit]
-        ceilings.setdefault(precision, {}).setdefault(c.label, (c, {}))[1][_plain_name(k)] = None
-    out = []
-    for precision, by_label in ceilings.items():
-        for label, (c, names) in by_label.items():
-            # one precision held to two ceilings (fp64 vector triad, fp64 tensor GEMMs)
-            # read "fp64 kernels" twice with two roofs: say which kernels
-            names = list(names)
-            who = (f"{precision} kernels" if len(by_label) == 1 else
-                   f"{label.removeprefix(precision).strip() or precision} {precision} "
-                   f"kernels ({', '.join(names[:2])}{', ...' if len(names) > 2 else ''})")
-            out.append(f"{who}: judged on {label} {fmt_rate(c.value, c.precision)}")
-    return out
-
-
-# The meta key where `rooflab compare`'s chart keeps a kernel's own name, beside the point
-# label ("x (before)", "x (after, 2.91x)") it draws under (cli/compare.py)
-PLAIN_NAME = "compare_name"
-
-
-def _plain_name(k) -> str:
-    """A kernel's own name, without compare's point label."""
-    return k.meta.get(PLAIN_NAME, k.name)
-
-
-def _labelled(points, to_draw, trajectory: bool, n: int, place: bool, lines, ridges, xlim,
-              ylim, roof_names, sweep, caps):
-    """(lines, ridges, points, unlabelled, notes) with the n longest kernels labelled
-    (_longest_labelled) and, where `place`, every label laid out clear of the others
-    (chart_layout.layout_labels); not placed, lines and ridges are returned as given."""
-    from .chart_layout import layout_labels
-    from .chart_layout_texts import above_labelled, point_texts
-
-    full = point_texts(points, trajectory)
-    longest = _longest_labelled(full, to_draw, n)
-    # a kernel ringed above its roof keeps its name, whatever its time (review s18 r5 F5)
-    texts, unlabelled, note = above_labelled(full, *longest, n)
-    if not place:
-        return lines, ridges, texts, unlabelled, [note] if note else []
-    lines, ridges, points = layout_labels(lines, ridges, texts, xlim, ylim, roof_names,
-                                          sweep, caps)
-    # labels the layout left out rather than print over another (review 19c N6)
-    lost = {p.kernel for p in texts if p.text} - {p.kernel for p in points if p.text}
-    if lost and note:   # counted as the footnote counts them, after the drop (s22 h2 F5)
-        note = _final_note(full, longest[0], points, to_draw, unlabelled + len(lost))
-    notes = [note] if note else []
-    if lost:
-        unlabelled += len(lost)
-        notes.append(f"{len(lost)} kernel label(s) left out where they would print over "
-                     f"another: {', '.join(sorted(lost))} (the JSON and `rooflab "
-                     f"report` have them)")
-    return lines, ridges, points, unlabelled, notes
-
-
-def _final_note(full, longest, points, to_draw, left: int) -> str:
-    """The labelled note counted on the labels drawn (points), after the layout dropped
-    some: as the footnote under the axis counts them (chart_layout_texts.labelled_counts;
-    review s22 h2 F5: stderr said "the 20 longest ... 1961 drawn without a label", the
-    footnote "the 19 longest ... 1962 more"). full: every label; longest: those the n
-    longest kept (the rest above their roof were candidates for a label of their own)."""
-    from .chart import above_roof
-    from .chart_layout_texts import labelled_counts, labelled_note
-
-    n, above = labelled_counts(points, to_draw)
-    named = len(dict.fromkeys(p.kernel for p in full if p.text))
-    kept = {p.kernel for p in longest if p.text}
-    over = len({p.kernel for p in full if p.text and above_roof(p)} - kept)
-    return labelled_note(n, named, left, above, over)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..model.sanity_finding import ABOVE_TOLERANCE
-from ..units import fmt_rate
+from ..units import fmt_rate, fmt_times
 
 
 def sweep_over_ceiling(lines, roofs: Sequence[str]) -> str:
@@ -33,6 +33,6 @@ def sweep_over_ceiling(lines, roofs: Sequence[str]) -> str:
 
     mark = FLAGGED_MARK if flagged(top.ceiling) else ""
     return (f"the intensity sweep reaches {fmt_rate(peak, prec or None)}, "
-            f"{peak / top.ceiling.value:.1f}x {top.ceiling.label}{mark} "
+            f"{fmt_times(peak / top.ceiling.value)} {top.ceiling.label}{mark} "
             f"{fmt_rate(top.ceiling.value, top.ceiling.precision)}: that ceiling reads low, "
             f"not the kernels above it high")

@@ -103,7 +103,7 @@ def level_words(full: Analysis) -> dict[tuple[int, str], str]:
     envelope_bound. `full`: the kernels analysed at every level, so the binding level is
     in view; a view of one level (--level) looks its rows up here, where at that level
     alone an L2 point at 3 % read "latency" though DRAM binds (review s18 r4 F2)."""
-    from ..model.diagnose import level_bounds
+    from ..model.diagnose_evidence import level_bounds
 
     return {(p.kernel_index, p.level): envelope_bound(p, full.roof, b)
             for p, b in zip(full.points, level_bounds(full), strict=True)}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 
 from ..model.analysis import Analysis, Point
-from ..model.diagnose import level_bound
+from ..model.diagnose_evidence import level_bound
 from ..model.kernel import Kernel
 from ..model.sanity_ceilings import applicable_launch_s
 from ..sides import ai_apart, pct_text, share_text
@@ -17,7 +17,7 @@ e = html.escape
 
 
 def _bound(p: Point, analysis: Analysis, k: Kernel | None) -> str:
-    """The point's bound as the tables print it (diagnose.level_bound: "not binding (DRAM
+    """The point's bound as the tables print it (diagnose_evidence.level_bound: "not binding (DRAM
     binds)" for a level under another level's binding roof), worded on the envelope roof
     (no --on) as they word it: "no roof (give --on)", "compute (relative)" (review s22 r4
     F1: the hover said "bound: memory" where the table below the chart said "no roof")."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ..hardware.profile import MachineProfile
 from ..model.ceiling import Ceiling, Roof
 from ..probe.stats import summarize
-from ..units import fmt_ai, fmt_seconds, is_float, rate_unit, si
+from ..units import fmt_ai, fmt_fraction, fmt_seconds, fmt_times, is_float, rate_unit, si
 
 LEVEL_ORDER = ("L1", "L2", "L3", "DRAM", "PCIe", "NVLink", "network", "loopback")
 PREC_ORDER = ("fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4")
@@ -58,9 +58,9 @@ class ProfileRow:
             # in the measured column but not a measurement (review 17a N13a, X1)
             measured = f"{measured} {MEASURED_DERIVED}"
         return (self.quantity, fmt(self.nominal), measured,
-                "-" if self.ratio is None else f"{self.ratio:.0%}",
-                "-" if self.spread is None else f"{self.spread:.1%}" + (" !" if self.warning
-                                                                           else ""),
+                fmt_fraction(self.ratio),
+                fmt_fraction(self.spread, 1) + (" !" if self.warning and self.spread is not None
+                                                 else ""),
                 str(self.samples) if self.samples else "-")
 
 
@@ -206,9 +206,10 @@ def triad_note(profile: MachineProfile) -> str | None:
     lo, hi = SEED_TRIAD_RATIO
     ratio = triad.value / copy.value
     # the range is said either way: a reader sees how far inside or outside it the ratio is
-    verdict = (f"inside the {lo:.2f}-{hi:.2f}x seed 000 §3.1 expects" if lo <= ratio <= hi else
-               f"outside the {lo:.2f}-{hi:.2f}x seed 000 §3.1 expects")
-    return (f"{TRIAD} {si(triad.value, 'B/s')} (median call) = {ratio:.2f}x the DRAM copy "
+    # one 'x' for the range, each end by the ratio rule: '0.90-0.95x'
+    band = f"{fmt_times(lo).removesuffix('x')}-{fmt_times(hi)} seed 000 §3.1 expects"
+    verdict = f"inside the {band}" if lo <= ratio <= hi else f"outside the {band}"
+    return (f"{TRIAD} {si(triad.value, 'B/s')} (median call) = {fmt_times(ratio)} the DRAM copy "
             f"{si(copy.value, 'B/s')} (best call), {verdict}; kernels are judged on the "
             f"copy; give a kernel the level '{TRIAD}' to judge it on the triad, seed 000's "
             f"roof")

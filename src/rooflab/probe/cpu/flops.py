@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import install_command
+from ...units import fmt_times
 from ..timer import TimingPlan
 from .bandwidth import rows_of
 from .runner import Rate, Team, measure_rate
@@ -36,11 +37,11 @@ def simd_ratio_note(p: str, ratio: float) -> str | None:
     """What a vector/scalar FMA ratio outside [LEAST_SIMD_RATIO, MOST_SIMD_RATIO] says
     (the full run's notes, probe/cpu/assemble.py; a scaling row's flags, scaling.py)."""
     if ratio < LEAST_SIMD_RATIO:
-        return (f"{p}: the vector FMA peak is only {ratio:.2f}x the scalar one (SIMD lanes "
+        return (f"{p}: the vector FMA peak is only {fmt_times(ratio)} the scalar one (SIMD lanes "
                 f"would give 2-16x): other load held the vector kernel up, or the scalar "
                 f"kernel was vectorised; rerun on a quiet machine")
     if ratio > MOST_SIMD_RATIO:
-        return (f"{p}: the vector FMA peak is {ratio:.0f}x the scalar one (SIMD lanes would "
+        return (f"{p}: the vector FMA peak is {fmt_times(ratio)} the scalar one (SIMD lanes would "
                 f"give 2-16x): other load held the scalar kernel up, so the {p} scalar "
                 f"ceiling and its ridges are too low; rerun on a quiet machine")
     return None

@@ -14,7 +14,7 @@ import math
 from typing import TYPE_CHECKING, NamedTuple
 
 from ...hardware.host import HostInfo
-from ...units import si
+from ...units import fmt_times, si
 
 if TYPE_CHECKING:
     from .assemble import CoreUse
@@ -122,6 +122,6 @@ def _unknown_ratio_clock(raw, split, threads: int) -> ClockChoice | None:
         f"hybrid CPU ({split.p_cores} P + {split.e_cores} E cores, from {split.source}) whose "
         f"OS gives no E/P clock ratio: with {threads} threads each ran at {every / 1e9:.2f} "
         f"GHz, the E-cores' clock (equal work per thread: the slowest sets the reading), "
-        f"while one thread ran at {one / 1e9:.2f} GHz on a P-core ({every / one:.3g}x, as "
+        f"while one thread ran at {one / 1e9:.2f} GHz on a P-core ({fmt_times(every / one)}, as "
         f"E-cores run); the P-cores' clock is taken as {one / 1e9:.2f} GHz, an upper bound "
         f"where their all-core clock sits below it"), every / one)

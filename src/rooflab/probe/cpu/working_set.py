@@ -14,6 +14,7 @@ import sys
 from ...errors import ProbeError
 from ...hardware.host import HostInfo
 from ...units import fmt_bytes_binary as _fmt_bytes
+from ...units import fmt_times
 from . import affinity as aff
 from . import bandwidth as bw
 from .modes import ModeSpec
@@ -166,7 +167,7 @@ def dram_working_set(host: HostInfo, spec: ModeSpec, limit=..., threads: int | N
     arrays = need(ws) - grow
     shrunk = (f"DRAM working set shrunk from {_fmt_bytes(want)} to {_fmt_bytes(ws)}: "
               f"{lim.describe()}, and the probe's arrays take {_fmt_bytes(arrays)} for it "
-              f"({arrays / ws:.2g}x the working set) beside {_fmt_bytes(grow)} for the rest "
+              f"({fmt_times(arrays / ws)} the working set) beside {_fmt_bytes(grow)} for the rest "
               f"of the probe")
     # one note, replacing the host's (whose size is no longer the one used; s23 h1 F4)
     if known:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...model.ceiling import Ceiling
+from ...units import fmt_times
 from ..stats import rates
 from .context import Context, measured_ceiling
 from .sweep import find_plateaus, label_plateaus, run_sweep, sweep_sizes, sweep_to_dict
@@ -92,8 +93,9 @@ def triad_ceiling(triads: list[tuple[str, tuple[float, ...]]], copy: Ceiling | N
     value = median(samples)
     how = "torch.add(b, c, alpha)" if name.endswith("torch") else "Triton triad kernel"
     lo, hi = SEED_TRIAD_RATIO
-    ratio = (f"; {value / copy.value:.2f}x the copy's {copy.value / 1e9:.4g} GB/s (seed 000 "
-             f"§3.1 expects {lo:.2f}-{hi:.2f}x)" if copy is not None else "")
+    band = f"{fmt_times(lo).removesuffix('x')}-{fmt_times(hi)}"     # '0.90-0.95x'
+    ratio = (f"; {fmt_times(value / copy.value)} the copy's {copy.value / 1e9:.4g} GB/s (seed 000 "
+             f"§3.1 expects {band})" if copy is not None else "")
     return Ceiling(value=value, level=TRIAD, provenance="derived", source=source,
                    method=f"derived from the measured triad a = b + s*c of "
                           f"{stream_bytes / 2**20:.4g} MiB fp32 per array ({how}), 3 x 4 B "

@@ -45,6 +45,8 @@ RECOMPUTE = ("none", "selective", "full")
 # (torch.set_float32_matmul_precision("high"))
 DTYPES = ("bf16", "fp16", "fp32", "tf32")
 MIXED = ("bf16", "fp16")
+# --grad-dtype: the gradients' type under --dp (cli/comm_options.TRAIN_DTYPES)
+GRAD_DTYPES = ("bf16", "fp16", "fp32")
 ATTENTION_FLOPS = ("full", "causal")
 # Mixed-precision optimizer state per parameter beside the 16-bit weights and gradients
 # (ZeRO, Rajbhandari et al. 2020, section 3.1: "mixed-precision Adam ... K = 12": an fp32
@@ -99,6 +101,8 @@ class TrainSetup:
     zero: int = 0                # ZeRO stage over them (train_dp.zero_state_bytes)
     loss: str = "eager"          # eager (HF: logits in memory) | fused (Liger, train_loss)
     clip_grad: bool = False      # clip_grad_norm_'s two passes (train_clip)
+    # --dp: the type the gradients are held and reduced in (None: the storage dtype's)
+    grad_dtype: str | None = None
 
     def __post_init__(self) -> None:
         for name, v, what, eg in (("--batch", self.batch, "sequences per micro-batch", 8),
@@ -114,6 +118,8 @@ class TrainSetup:
         _one_of(self.attn, ("flash", "naive"), "--attn")
         _one_of(self.attention_flops, ATTENTION_FLOPS, "--attention-flops")
         _one_of(self.loss, LOSSES, "--loss")
+        if self.grad_dtype is not None:
+            _one_of(self.grad_dtype, GRAD_DTYPES, "--grad-dtype")
         if not isinstance(self.clip_grad, bool):
             raise InputError(f"--clip-grad is a flag (true or false); got {self.clip_grad!r}")
         from .train_dp import check_dp
@@ -145,6 +151,14 @@ class TrainSetup:
     def width(self) -> int:
         """Bytes per weight, gradient and activation element."""
         return 2 if self.mixed else 4
+
+    @property
+    def grad_width(self) -> int:
+        """Bytes per gradient element the --dp collectives move and each device holds:
+        --grad-dtype's (fp32 4, bf16/fp16 2), else width."""
+        if self.grad_dtype is None:
+            return self.width
+        return 4 if self.grad_dtype == "fp32" else 2
 
     def optimizer_spec(self) -> tuple[int, int, int, str]:
         """(state B/param, B/param the step moves, FLOP/param, words): OPTIMIZERS under

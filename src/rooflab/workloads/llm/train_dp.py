@@ -64,12 +64,14 @@ def check_dp(dp: object, zero: object) -> None:
                          f"nothing to shard over")
 
 
-def zero_state_bytes(params: float, width: float, k: float, n: int,
-                     stage: int) -> tuple[float, float, float]:
+def zero_state_bytes(params: float, width: float, k: float, n: int, stage: int,
+                     grad_width: float | None = None) -> tuple[float, float, float]:
     """(weights, gradients, optimizer state) bytes per device under ZeRO `stage` over `n`
     data-parallel devices (module docstring): 16-bit or fp32 weights and gradients of
-    `width` bytes, `k` optimizer bytes per parameter."""
-    w, g, o = width * params, width * params, k * params
+    `width` bytes (the gradients `grad_width`'s where given: --grad-dtype), `k` optimizer
+    bytes per parameter."""
+    g_width = width if grad_width is None else grad_width
+    w, g, o = width * params, g_width * params, k * params
     return (w / n if stage >= 3 else w, g / n if stage >= 2 else g,
             o / n if stage >= 1 else o)
 
@@ -135,7 +137,8 @@ class DPResult:
     overlap: bool
     link: Link
     collectives: tuple[Collective, ...]
-    width: int = 2            # bytes per gradient element (2 mixed precision, 4 fp32)
+    width: int = 2            # bytes per gradient element (2 mixed precision, 4 fp32;
+    #                           --grad-dtype's)
     accumulate: int = 1       # micro-batches per optimizer step: a window is one's
     # (stage, bytes each device sends, seconds) of every ZeRO stage at this N: what
     # `rooflab report` prices a stage move with (model/advice_comm.py)
@@ -158,17 +161,20 @@ class DPResult:
 
 
 def dp_collectives(params: int, width: int, n: int, zero: int, accumulate: int, link: Link,
-                   forward_s: float, backward_s: float) -> tuple[Collective, ...]:
+                   forward_s: float, backward_s: float,
+                   grad_width: int | None = None) -> tuple[Collective, ...]:
     """The collectives of one optimizer step (module docstring); forward_s and backward_s:
     one micro-batch's forward and backward (with its recompute) on the device, the windows
-    they hide under."""
-    size = width * params
+    they hide under. The gradients move at `grad_width` bytes each (--grad-dtype; default
+    `width`), the weights ZeRO all-gathers at `width` (the --dtype copy the step runs on)."""
+    size, grads = width * params, (width if grad_width is None else grad_width) * params
 
     windows = {"forward": forward_s, "backward": backward_s, "none": 0.0}
 
     def one(name: str, kind: str, calls: int, window: str) -> Collective:
-        return Collective(name, kind, size, calls, ring_s(link, size, n, kind),
-                          windows[window], sent_bytes(size, n, kind), window)
+        b = grads if name.endswith(".grads") else size
+        return Collective(name, kind, b, calls, ring_s(link, b, n, kind),
+                          windows[window], sent_bytes(b, n, kind), window)
 
     if zero == 0:
         return (one("allreduce.grads", "all-reduce", 1, "backward"),)
@@ -177,11 +183,11 @@ def dp_collectives(params: int, width: int, n: int, zero: int, accumulate: int, 
                  "backward")
         return (rs, one("all_gather.weights", "all-gather", 1, "none"))
     # the backward's all-gather and reduce-scatter share the link: one queue under it
-    ag, rs = (ring_s(link, size, n, k) for k in ("all-gather", "reduce-scatter"))
+    ag, rs = ring_s(link, size, n, "all-gather"), ring_s(link, grads, n, "reduce-scatter")
     return (one("all_gather.weights_fwd", "all-gather", accumulate, "forward"),
             Collective("all_gather_reduce_scatter.bwd", "all-gather + reduce-scatter",
-                       2 * size, accumulate, ag + rs, backward_s,
-                       2 * sent_bytes(size, n, "all-gather"), "backward"))
+                       size + grads, accumulate, ag + rs, backward_s,
+                       sent_bytes(size + grads, n, "all-gather"), "backward"))
 
 
 def with_dp(r, link: Link, overlap: bool = True):
@@ -201,11 +207,11 @@ def with_dp(r, link: Link, overlap: bool = True):
 
     def at(stage: int) -> tuple[Collective, ...]:
         return dp_collectives(params, st.width, st.dp, stage, st.accumulate, link,
-                              forward_s, backward_s)
+                              forward_s, backward_s, st.grad_width)
 
     stages = tuple((k, sum(c.sent * c.calls for c in at(k)),
                     sum(c.seconds * c.calls for c in at(k))) for k in ZERO_STAGES)
-    return replace(r, dp=DPResult(st.dp, st.zero, overlap, link, at(st.zero), st.width,
+    return replace(r, dp=DPResult(st.dp, st.zero, overlap, link, at(st.zero), st.grad_width,
                                   st.accumulate, stages))
 
 

@@ -147,7 +147,8 @@ def train_memory(cfg: ModelConfig, setup: TrainSetup, device_bytes: float | None
         acts += _layer_full(cfg, b, s, setup.attn, dropout, w)
     outside = 2 * w * s * b * cfg.hidden + loss_peak_bytes(cfg, setup)
     # --dp N --zero S: each device holds its shard of the states (train_dp, ZeRO Fig. 1)
-    weights, grads, opt = zero_state_bytes(params, w, state, setup.dp, setup.zero)
+    weights, grads, opt = zero_state_bytes(params, w, state, setup.dp, setup.zero,
+                                           setup.grad_width)
     return TrainMemory(params=params, weights=weights, grads=grads,
                        optimizer=opt, activations=acts + outside,
                        per_layer=per_layer, outside_layers=outside,
