@@ -41,11 +41,12 @@ def test_the_sm_count_is_optional_and_parsed():
     (d,) = parse_catalog_text(GOOD.replace("kind = \"gpu\"", "kind = \"gpu\"\nsms = 132"),
                               "test.toml")
     assert d.sms == 132
-    # Every NVIDIA entry but the GB200 and B300 (no public count) has one, from its whitepaper or
-    # datasheet (a MIG slice's compute is its SMs over the card's: test_probe_gpu_mig.py)
+    # Every NVIDIA entry but the GB200, B300 and GB300 (no public count) has one, from its
+    # whitepaper or datasheet (a MIG slice's compute is its SMs over the card's:
+    # test_probe_gpu_mig.py)
     counts = {d.name: d.sms for d in all_devices() if d.vendor == "NVIDIA" and d.kind == "gpu"}
-    assert [n for n, s in counts.items() if s is None] == ["NVIDIA B300",
-                                                           "NVIDIA GB200 Grace Blackwell"]
+    assert [n for n, s in counts.items() if s is None] == [
+        "NVIDIA B300", "NVIDIA GB300 Grace Blackwell Ultra", "NVIDIA GB200 Grace Blackwell"]
     whitepaper = {"NVIDIA A100 80GB SXM": 108, "NVIDIA H100 SXM": 132, "NVIDIA H100 PCIe": 114,
                   "NVIDIA T4": 40, "NVIDIA V100 SXM2 32GB": 80}
     assert {n: counts[n] for n in whitepaper} == whitepaper

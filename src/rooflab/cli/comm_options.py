@@ -23,12 +23,20 @@ GradDtypeOpt = Annotated[str | None, typer.Option(
 LinkFromOpt = Annotated[str | None, typer.Option(
     "--link-from", help="Cluster profile from `rooflab probe --comm` (its measured "
     "all-reduce alpha/beta; across hosts also the network).")]
-HopLatencyOpt = Annotated[float | None, typer.Option(
-    "--hop-latency-us", min=0.0, metavar="US",
-    help="Link latency per ring hop (one send to the next rank, what nccl-tests and a "
-         "send/recv fit measure), microseconds, of given/catalog links: an all-reduce over "
-         "n devices pays 2(n-1) hops (8 GPUs, 10 us: 140 us). A measured link has its "
-         "own.")]
+
+
+def hop_latency_opt(also: str = ""):
+    """--hop-latency-us, with `also` after its help (`rooflab scale`: its hidden older
+    spelling, --latency-us, which its --help named before s31)."""
+    return Annotated[float | None, typer.Option(
+        "--hop-latency-us", min=0.0, metavar="US",
+        help="Link latency per ring hop (one send to the next rank, what nccl-tests and a "
+             "send/recv fit measure), microseconds, of given/catalog links: an all-reduce "
+             "over n devices pays 2(n-1) hops (8 GPUs, 10 us: 140 us). A measured link has "
+             "its own." + also)]
+
+
+HopLatencyOpt = hop_latency_opt()
 
 
 def hop_latency_s(hop_us: float | None, old_us: float | None = None) -> float:

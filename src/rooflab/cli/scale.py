@@ -12,9 +12,9 @@ from ..errors import InputError, RooflabError
 from .comm_options import (
     TRAIN_DTYPES,
     GradDtypeOpt,
-    HopLatencyOpt,
     LinkFromOpt,
     grad_dtype,
+    hop_latency_opt,
     hop_latency_s,
 )
 from .options import ON_ENV, on_option
@@ -23,13 +23,15 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     # the model is imported where used: its numpy cost `scale --help` 0.25 s of CPU
-    from ..model.link_fits import MeasuredLinks
+    from ..model.link_fits import MeasuredLinks, PastWords
     from ..model.parallel import Link
 
 # --on as every verb declares it: ROOFLAB_ON when not given (review 14d J), with the note
 # that says so; required here once neither gives one (_require_on).
 OnScale = Annotated[str | None, on_option("a cluster profile from `rooflab probe --comm` "
                                           "also gives the measured links")]
+# --hop-latency-us as train's, naming the hidden older spelling scale still takes
+HopLatencyScale = hop_latency_opt(" --latency-us is the older spelling.")
 
 HELP = """Predict a data-parallel training step on 1 to 1024 devices: per-device compute
 and memory floors from the roof, the gradient all-reduce on the link (ring
@@ -193,16 +195,17 @@ def inter_link(inter_bw: str | None, measured: MeasuredLinks | None, hop_latency
 
 
 def link_notes(chosen: Links, roof_name: str, on: str, largest: int, per_node: int,
-               inter_given: bool) -> list[str]:
+               inter_given: bool, words: PastWords | None = None) -> list[str]:
     """What a measured link does not cover: device counts past the measured ones, and
-    GPUs judged on a link measured between CPU processes."""
+    GPUs judged on a link measured between CPU processes. `words`: the verb's
+    (link_fits.PastWords; None: scale's rows)."""
     from ..hardware.resolve import looks_like_file
-    from ..model.link_fits import cpu_link_note, extrapolation_note
+    from ..model.link_fits import ROW_WORDS, cpu_link_note, extrapolation_note
 
     m = chosen.measured
     if m is None:
         return []
-    out = [extrapolation_note(m, largest, per_node, inter_given)]
+    out = [extrapolation_note(m, largest, per_node, inter_given, words or ROW_WORDS)]
     if not looks_like_file(on):
         from ..hardware.catalog import lookup
 
@@ -313,7 +316,7 @@ def _scale_run(on: str | None, hidden: int, blocks: int, tokens: int, dtype: str
     notes = [*picked, *([note] if note else []), *package_words(roof),
              *node_note(catalog_device(on), per_node)] + link_notes(
         chosen, roof.name, on, points[-1].n, net.per_node, bool(inter_bw)) + hop_note(
-        hop_s, chosen, net, points)
+        hop_s, chosen, net, points[-1].n)
     return ScaleRun(roof=roof, hidden=hidden, blocks=blocks, tokens=tokens, dtype=dtype,
                     layer_count=len(layers), per_node=net.per_node, overlap=overlap,
                     intra=chosen.intra, pair=chosen.pair, inter=net.link,
@@ -372,7 +375,7 @@ def register(app) -> None:
                                      "the ring, as nccl-tests' busbw across nodes gives it "
                                      "(default: measured across hosts, else --nics-per-node "
                                      "x 50GB/s)."),
-        hop_latency_us: HopLatencyOpt = None,
+        hop_latency_us: HopLatencyScale = None,
         latency_us: float = typer.Option(None, "--latency-us", min=0.0, hidden=True,
                                          help="The older spelling of --hop-latency-us."),
         per_node: int = typer.Option(None, "--per-node", min=1, help="GPUs per node "

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import InputError
+from ..model.link_fits import PastWords
 from ..model.parallel import GPU_COUNTS, Link, ScalePoint
 
 GPUS_PER_NODE = 8     # an HGX/DGX node (--per-node's default where the catalog has none)
@@ -85,30 +86,36 @@ def node_note(dev: Any, per_node: int | None) -> list[str]:
             f"network between nodes (--per-node N for another node)"]
 
 
-def hop_note(hop_s: float, chosen: Any, net: ScaleNet, points: list[ScalePoint]
-             ) -> list[str]:
+def hop_note(hop_s: float, chosen: Any, net: ScaleNet, largest: int,
+             words: PastWords | None = None) -> list[str]:
     """The note when --hop-latency-us reaches no row, or only the rows across nodes: a
     measured link keeps its own hop latency (review r7 F8: `--hop-latency-us 1 --on
-    comm.json` changed nothing and said nothing)."""
+    comm.json` changed nothing and said nothing). `largest`: the most devices timed;
+    `words`: the verb's (link_fits.PastWords; None: scale's rows)."""
     from ..model.comm_link import ring_link
+    from ..model.link_fits import ROW_WORDS
     from ..units import fmt_seconds
 
     if not hop_s or chosen.kind != "measured":
         return []
+    words = words or ROW_WORDS
     given = f"--hop-latency-us {hop_s * 1e6:g}"
     own = f"{fmt_seconds(chosen.intra.hop_latency_s, 4)} per hop inside a node"
     link = net.link
     if link is None or net.kind == "measured":
         across = (f", {fmt_seconds(link.hop_latency_s, 4)} across nodes"
                   if link is not None else "")
-        return [f"{given} changes no row: the measured links keep their own hop latency "
+        return [f"{given} {words.unchanged}: the measured links keep their own hop latency "
                 f"({own}{across}); it applies to given, catalog and assumed links"]
-    crosses = points[-1].n > net.per_node
-    ring = ring_link(chosen.intra, link)
-    if crosses and ring.hop_latency_s == hop_s:
-        return [f"{given} reaches only the {net.kind} inter-node link (the rows past "
-                f"{net.per_node}); the measured intra-node link keeps its own ({own})"]
-    return [f"{given} changes no row: the measured intra-node link keeps its own ({own}), "
+    if largest <= net.per_node:     # no ring reaches the network the latency is for
+        return [f"{given} {words.unchanged}: the measured intra-node link keeps its own "
+                f"({own}), and a ring of {largest} devices stays inside a node of "
+                f"{net.per_node}"]
+    if ring_link(chosen.intra, link).hop_latency_s == hop_s:
+        return [f"{given} reaches only the {net.kind} inter-node link "
+                f"({words.across.format(per_node=net.per_node)}); the measured intra-node "
+                f"link keeps its own ({own})"]
+    return [f"{given} {words.unchanged}: the measured intra-node link keeps its own ({own}), "
             f"and a ring across nodes pays the larger of the two hop latencies"]
 
 

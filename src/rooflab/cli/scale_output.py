@@ -56,10 +56,10 @@ def scale_json(run: ScaleRun) -> dict:
             "roof": roof_to_dict(run.roof),
             "overlap": run.overlap, "model": model_dict(run),
             "notes": list(run.notes),
-            "links": {"intra": _link_dict(run.intra, run.intra_kind),
-                      "inter": _link_dict(run.inter, run.inter_kind),
+            "links": {"intra": link_dict(run.intra, run.intra_kind),
+                      "inter": link_dict(run.inter, run.inter_kind),
                       "nics_per_node": run.nics_per_node,
-                      **({"pair": _link_dict(run.pair, "catalog")}
+                      **({"pair": link_dict(run.pair, "catalog")}
                          if run.pair is not None else {})},
             "comm_binds_at": run.binds, "assumptions": _assumptions(run),
             "memory": {"params": mem.params,
@@ -106,7 +106,7 @@ def write_scale(path: str, doc: dict) -> None:
     write_atomic(path, csv_text(rows, CSV_COLUMNS))
 
 
-def _link_dict(link: Link | None, kind: str | None) -> dict | None:
+def link_dict(link: Link | None, kind: str | None) -> dict | None:
     """A link for the JSON, with its provenance kind (given, measured, catalog, assumed,
     roof: the words of `rooflab llm --json`'s link_provenance.kind; review r7 F7)."""
     if link is None:

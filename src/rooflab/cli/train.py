@@ -191,7 +191,7 @@ def run(cfg, on: str, options: dict, *, dtype: str | None, step_ms: float | None
         memory: str | None, json_out: bool, output: str | None, overlap: bool = True,
         link_bw: str | None = None, link: dict | None = None) -> None:
     """`link`: --link-from and --hop-latency-us (in seconds) of the --dp ring, as
-    dp_link takes them."""
+    dp_ring takes them."""
     from ..hardware.resolve import load_roof
     from ..units import si_apart
     from ..workloads.llm.train import TrainSetup, run_train
@@ -217,20 +217,16 @@ def run(cfg, on: str, options: dict, *, dtype: str | None, step_ms: float | None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")     # llm's context warnings: said once, above
         r = run_train(cfg, roof, setup)
-    link_said: list[str] = []     # what scale says of a measured link (dp_link)
-    if setup.dp > 1:    # the collectives on the ring link (workloads/llm/train_dp.py)
-        from ..workloads.llm.train_dp import with_dp
-        from .train_dp_words import dp_link
-
-        r = with_dp(r, dp_link(on, setup.dp, link_bw, **(link or {}), notes=link_said),
-                    overlap)
+    r, ring = _on_ring(r, on, link_bw, link, overlap)
     mem = train_memory(cfg, setup, mem_bytes)
     notes = (tuple(picked) + r.notes + host_notes + _notes(cfg, setup) + optimizer_note(r)
-             + die_words(roof, setup.dp) + tuple(link_said))
+             + die_words(roof, setup.dp) + (ring.notes if ring else ()))
     if step_ms is not None and step_ms / 1e3 < r.floor_s:
         warn(below_floor_words(r, step_ms / 1e3))
     largest = _largest(cfg, setup, mem_bytes)
     data = train_dict(r, mem, step_ms, notes, largest)
+    if ring is not None:     # where the link came from, as scale --json's links
+        data["train"]["dp"]["link"].update(ring.provenance())
     if output:
         write_output(output, data, r)
     if json_out:
@@ -248,6 +244,18 @@ def run(cfg, on: str, options: dict, *, dtype: str | None, step_ms: float | None
         warn(f"the step does not fit: it needs {need}, the device has {has}")
     if output:
         wrote(output)
+
+
+def _on_ring(r, on: str, link_bw: str | None, link: dict | None, overlap: bool):
+    """Under --dp N, the collectives on the ring link (workloads/llm/train_dp.py): (the
+    result with them, the ring with its provenance and notes: dp_ring); else (r, None)."""
+    if r.setup.dp < 2:
+        return r, None
+    from ..workloads.llm.train_dp import with_dp
+    from .train_dp_words import dp_ring
+
+    ring = dp_ring(on, r.setup.dp, link_bw, **(link or {}))
+    return with_dp(r, ring.link, overlap), ring
 
 
 def die_words(roof, dp: int) -> tuple[str, ...]:

@@ -5,7 +5,10 @@ The model is workloads/llm/train_dp.py."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..model.comm_link import Link
+from ..model.link_fits import PastWords
 from ..units import fmt_pct, fmt_seconds, si
 from ..workloads.llm.train_dp import DDP_SOURCE, ZERO_SOURCE, comm_kernel, link_roof
 
@@ -15,8 +18,47 @@ ZERO_WORDS = {0: "no ZeRO (DDP: every device holds all states)",
               3: "ZeRO-3: optimizer state, gradients and weights sharded"}
 
 
-def dp_link(on: str, n: int, link_bw: str | None, link_from: str | None = None,
-            hop_s: float = 0.0, notes: list[str] | None = None) -> Link:
+# How `rooflab train --dp N` words the notes of a measured link (`rooflab scale`'s speak of
+# rows of device counts and --inter-bw, which train has neither of; s31 hg)
+TRAIN_WORDS = PastWords(extrapolate="--dp {n} extrapolates",
+                        network="the network the link line names",
+                        fix="probe across hosts with torchrun --nnodes",
+                        unchanged="changes nothing",
+                        across="past {per_node} devices per node")
+
+
+@dataclass(frozen=True)
+class DpRing:
+    """The ring link of --dp N with its provenance: `kind` the intra-node link's (given,
+    measured, catalog, roof: cli/scale.Links.kind), `network` the inter-node link a ring
+    past a node crosses (None: it stays in one) and its kind (measured, assumed), and
+    what train says of them (scale.link_notes, scale_links.hop_note, in TRAIN_WORDS)."""
+
+    link: Link
+    kind: str
+    intra: Link
+    network: Link | None = None
+    network_kind: str | None = None
+    per_node: int | None = None
+    notes: tuple[str, ...] = ()
+
+    def provenance(self) -> dict:
+        """What `train.dp.link` adds to the link as timed, as `rooflab scale --json`'s
+        links give it: the intra-node link and the network past a node (None: the ring
+        stays in one), each with its kind, and `kind`: that of the one whose bandwidth
+        the ring runs at (ring_link keeps the slower one's)."""
+        from .scale_output import link_dict
+
+        lk, net = self.link, self.network
+        runs_on_net = net is not None and (lk.level, lk.bus_bytes_per_s) == (
+            net.level, net.bus_bytes_per_s)
+        return {"kind": self.network_kind if runs_on_net else self.kind,
+                "intra": link_dict(self.intra, self.kind),
+                "inter": link_dict(net, self.network_kind), "per_node": self.per_node}
+
+
+def dp_ring(on: str, n: int, link_bw: str | None, link_from: str | None = None,
+            hop_s: float = 0.0) -> DpRing:
     """The ring's link for `n` devices, as `rooflab scale` picks it (cli/scale.py
     choose_links, inter_link; scale_links.scale_network): --link-bw, else the links a
     cluster profile measured (--link-from, or --on as one), else the catalog device's
@@ -25,29 +67,34 @@ def dp_link(on: str, n: int, link_bw: str | None, link_from: str | None = None,
     network the profile measured, else the one the device's systems carry (assumed,
     model.scale_out: one 400 Gb/s NIC per GPU on HGX/DGX and MI300X platforms, a Gaudi's
     own ports), at its slowest hop. `hop_s`: --hop-latency-us in seconds, per ring hop of
-    a given or catalog link (a measured one has its own). `notes` gets what `rooflab
-    scale` says of a measured link (scale.link_notes: devices past the measured ranks, a
-    GPU judged on a link measured between CPU processes)."""
+    a given or catalog link (a measured one has its own, and the notes say so)."""
     from ..hardware.resolve import load_roof
     from ..model.comm_link import ring_link
     from .scale import choose_links, inter_link, link_notes
-    from .scale_links import catalog_device, scale_network
+    from .scale_links import catalog_device, hop_note, scale_network
 
     chosen = choose_links(on, link_bw, link_from, hop_s)
     if chosen.by_count and n in chosen.by_count and not link_bw:   # a mesh: (n-1) links
-        return chosen.by_count[n]
+        return DpRing(chosen.by_count[n], chosen.kind, chosen.by_count[n])
     if chosen.pair is not None and n == 2:
-        return chosen.pair
+        return DpRing(chosen.pair, chosen.kind, chosen.pair)
     if link_bw:
-        return chosen.intra
+        return DpRing(chosen.intra, chosen.kind, chosen.intra)
     dev = catalog_device(on)
     inter, kind = inter_link(None, chosen.measured, hop_s, dev)
     net = scale_network(inter, kind, dev, None, None)
-    if notes is not None:
-        notes += link_notes(chosen, load_roof(on).name, on, n, net.per_node, False)
+    notes = (link_notes(chosen, load_roof(on).name, on, n, net.per_node, False, TRAIN_WORDS)
+             + hop_note(hop_s, chosen, net, n, TRAIN_WORDS))
     if n <= net.per_node or net.link is None:
-        return chosen.intra
-    return ring_link(chosen.intra, net.link)
+        return DpRing(chosen.intra, chosen.kind, chosen.intra, per_node=net.per_node,
+                      notes=tuple(notes))
+    return DpRing(ring_link(chosen.intra, net.link), chosen.kind, chosen.intra, net.link,
+                  net.kind, net.per_node, tuple(notes))
+
+
+def dp_link(on: str, n: int, link_bw: str | None) -> Link:
+    """The ring link alone (dp_ring), for a file's device in `whatif` and `choose`."""
+    return dp_ring(on, n, link_bw).link
 
 
 def dp_lines(r) -> list[str]:

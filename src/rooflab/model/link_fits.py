@@ -194,23 +194,43 @@ def world_ranks(extras: Mapping[str, Any]) -> int:
     return int(c["ranks"]) if c else 0
 
 
+@dataclass(frozen=True)
+class PastWords:
+    """How a verb names what the link notes are about: what extrapolates a measurement
+    ({ranks}: the ranks measured, {n}: the devices asked for), where its output shows the
+    assumed network and how to give one, what a --hop-latency-us that reaches nothing
+    changes, and the devices past a node ({per_node}). The defaults are `rooflab scale`'s,
+    whose rows are device counts; `rooflab train --dp N` has one count and no --inter-bw
+    (train_dp_words.TRAIN_WORDS)."""
+
+    extrapolate: str = "the rows past {ranks} devices extrapolate"
+    network: str = "the inter-node figure above"
+    fix: str = "probe across hosts with torchrun --nnodes, or give --inter-bw"
+    unchanged: str = "changes no row"
+    across: str = "the rows past {per_node}"
+
+
+# `rooflab scale`'s words (and `rooflab llm --tp`'s, as they were)
+ROW_WORDS = PastWords()
+
+
 def extrapolation_note(links: MeasuredLinks, largest: int, per_node: int,
-                       inter_given: bool) -> str | None:
+                       inter_given: bool, words: PastWords = ROW_WORDS) -> str | None:
     """Say which rows of a what-if rest on the measurement and which extrapolate it: the
     ring model carries a fit at n0 ranks to n ranks (latency x 2(n-1)/2(n0-1), bytes x
-    (n-1)/n / ((n0-1)/n0)), which a measurement at n ranks might not confirm."""
+    (n-1)/n / ((n0-1)/n0)), which a measurement at n ranks might not confirm. `words`:
+    the verb's (PastWords)."""
     if largest <= links.ranks:
         return None
-    text = (f"the links were measured over {links.scope}; the rows past {links.ranks} "
-            f"devices extrapolate them with the ring model (hop latency "
-            f"{links.intra.hop_latency_s * 1e6:.3g} us x 2(n-1), bus bandwidth "
+    past = words.extrapolate.format(ranks=links.ranks, n=largest)
+    text = (f"the links were measured over {links.scope}; {past} them with the ring model "
+            f"(hop latency {links.intra.hop_latency_s * 1e6:.3g} us x 2(n-1), bus bandwidth "
             f"{si(links.intra.bus_bytes_per_s, 'B/s')} whatever n"
             + (f" inside a node; between nodes {links.inter.hop_latency_s * 1e6:.3g} us and "
                f"{si(links.inter.bus_bytes_per_s, 'B/s')}" if links.inter else "") + ")")
     if links.inter is None and largest > per_node and not inter_given:
         text += (f"; past {per_node} devices per node the ring crosses an inter-node link "
-                 f"that was not measured but assumed (the inter-node figure above; probe "
-                 f"across hosts with torchrun --nnodes, or give --inter-bw)")
+                 f"that was not measured but assumed ({words.network}; {words.fix})")
     return text
 
 

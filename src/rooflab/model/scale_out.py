@@ -7,8 +7,8 @@ Each entry is one device's share (per direction): the NIC it has to itself, or a
 own ports (Gaudi) or its share of its host's NICs (TPU); node_network_link multiplies it
 by the devices of a node (NCCL/RCCL run one ring per NIC). An entry also says how many
 devices its systems' node holds (per_node: 8 on HGX/DGX and MI300X platforms, 4 on the
-HPE Cray EX nodes of MI250X and MI300A and in an MI210 hive, 72 in a GB200 NVL72 rack's
-NVLink domain), which `rooflab scale --per-node`, `rooflab llm
+HPE Cray EX nodes of MI250X and MI300A and in an MI210 hive, 72 in a GB200 or GB300
+NVL72 rack's NVLink domain), which `rooflab scale --per-node`, `rooflab llm
 --tp/--pp` and `train --dp` take as the node's size where none is given.
 """
 
@@ -80,7 +80,7 @@ A100_PCIE = ScaleOut(200e9, "one 200 Gb/s HDR InfiniBand NIC per GPU",
                      f"PCIe slot carries, 200 Gb/s per Gen4 x16 A100 (naddod.com/blog/quick-"
                      f"understanding-gpu-server-network-card-configuration-in-ai-era); one "
                      f"NIC per 2 cards: --nics-per-node 4")
-# DGX B300 / GB300 NVL72: one ConnectX-8 SuperNIC per GPU, 800 Gb/s
+# DGX B300: one ConnectX-8 SuperNIC per GPU, 800 Gb/s (GB300 NVL72 the same NIC: GB300 below)
 B300 = ScaleOut(800e9, "one 800 Gb/s ConnectX-8 NIC per GPU",
                 "NVIDIA ConnectX-8: DGX B300 carries eight ConnectX-8 SuperNICs of 800 Gb/s on "
                 "its GPU board, one per GPU (NVIDIA DGX B300 User Guide; "
@@ -97,6 +97,16 @@ GB200 = ScaleOut(400e9, "one 400 Gb/s ConnectX-7 NIC per GPU",
                  "GPU taken, 4 per tray as in the GB300 tray's 4 ConnectX-8 (docs.nvidia.com/"
                  "enterprise-reference-architectures/nvl72-ai-factory/latest/components.html)",
                  per_node=72, node="GB200 NVL72 rack of 72 GPUs in one NVLink domain")
+# GB300 NVL72: the same rack of 72 GPUs in one NVLink domain (1.8 TB/s per GPU), each GPU
+# with its own 800 Gb/s ConnectX-8 SuperNIC on the compute tray (4 per tray): the node is
+# the rack, 72 GPUs; rows past 72 leave it over one 800G NIC per GPU (72 x 100 GB/s)
+GB300 = ScaleOut(800e9, "one 800 Gb/s ConnectX-8 NIC per GPU",
+                 "GB300 NVL72: 18 compute trays of 4 Blackwell Ultra GPUs and 4 ConnectX-8 "
+                 "800G SuperNICs, 9 NVLink switch trays, all 72 GPUs in one NVLink domain "
+                 "(docs.nvidia.com/enterprise-reference-architectures/nvl72-ai-factory/latest/"
+                 "components.html; nvidia.com/en-us/data-center/gb300-nvl72: 'NVIDIA "
+                 "ConnectX-8 SuperNIC', 800 Gb/s per GPU)",
+                 per_node=72, node="GB300 NVL72 rack of 72 GPUs in one NVLink domain")
 
 # MI250X and MI300A ship in HPE Cray EX blades with one 200 Gb/s Slingshot-11 NIC per
 # package, four packages per node: rooflab's node for them holds 4, not 8
@@ -144,7 +154,7 @@ BY_NAME = (("MI250X", MI250X), ("MI300A", MI300A), ("MI210", MI210), ("TPU v5p",
            ("TPU v5e", TPU_V5E), ("TPU v4", TPU_V4), ("A100 40GB SXM", A100),
            ("A100 80GB SXM", A100), ("A800 80GB SXM", A800), ("A100 40GB PCIe", A100_PCIE),
            ("A100 80GB PCIe", A100_PCIE), ("A800 80GB PCIe", A100_PCIE), ("GB200", GB200),
-           ("B300", B300))
+           ("GB300", GB300), ("B300", B300))   # GB300 before B300: "GB300" holds "B300"
 BY_VENDOR = {"AMD": AMD_400G}
 
 

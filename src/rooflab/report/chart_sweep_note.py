@@ -10,7 +10,7 @@ from ..units import fmt_rate, fmt_times
 
 
 def sweep_over_ceiling(lines, roofs: Sequence[str]) -> str:
-    """'the intensity sweep reaches 12.1 GFLOP/s, 3.1x fp64 vector* 3.86 GFLOP/s: that
+    """'the intensity sweep reaches 12.1 GFLOP/s, 3.13x fp64 vector* 3.86 GFLOP/s: that
     ceiling reads low, not the kernels high' where the measured sweep (drawn from the
     profile's extras) rises above the first roof's ceiling of its precision ('' else).
     Review s18 r5 F8: a probe run under load fitted fp64 vector at 3.86 GFLOP/s while its
