@@ -72,8 +72,8 @@ def test_readme_and_ci_run_the_same_test_command_with_the_test_extra():
     if not ci.exists():
         pytest.skip(".ci/run is in the repository, not in the sdist")
     assert readme == _test_command(ci.read_text())
-    assert readme == ("pip install --no-compile torch==2.13.0 && pip install --no-compile "
-                      "-e '.[all,test]' && python -m pytest -q -n 2 --dist loadfile")
+    assert readme == ("pip install torch==2.13.0 && pip install -e '.[all,test]' && "
+                      "python -m pytest -q -n 2 --dist loadfile")
 
 
 def test_the_docs_list_every_extra():
