@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model.comm_link import Link
-from ..model.link_fits import PastWords
+from ..model.link_fits import one_count_words
 from ..units import fmt_pct, fmt_seconds, si
 from ..workloads.llm.train_dp import DDP_SOURCE, ZERO_SOURCE, comm_kernel, link_roof
 
@@ -20,11 +20,7 @@ ZERO_WORDS = {0: "no ZeRO (DDP: every device holds all states)",
 
 # How `rooflab train --dp N` words the notes of a measured link (`rooflab scale`'s speak of
 # rows of device counts and --inter-bw, which train has neither of; s31 hg)
-TRAIN_WORDS = PastWords(extrapolate="--dp {n} extrapolates",
-                        network="the network the link line names",
-                        fix="probe across hosts with torchrun --nnodes",
-                        unchanged="changes nothing",
-                        across="past {per_node} devices per node")
+TRAIN_WORDS = one_count_words("--dp", "link")
 
 
 @dataclass(frozen=True)

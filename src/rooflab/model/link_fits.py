@@ -210,8 +210,18 @@ class PastWords:
     across: str = "the rows past {per_node}"
 
 
-# `rooflab scale`'s words (and `rooflab llm --tp`'s, as they were)
+# `rooflab scale`'s words
 ROW_WORDS = PastWords()
+
+
+def one_count_words(option: str, line: str) -> PastWords:
+    """The words of a verb with one device count (`train --dp N`, `llm --tp N`) and no
+    --inter-bw: `option` names the count, `line` the output line that names the network."""
+    return PastWords(extrapolate=option + " {n} extrapolates",
+                     network=f"the network the {line} line names",
+                     fix="probe across hosts with torchrun --nnodes",
+                     unchanged="changes nothing",
+                     across="past {per_node} devices per node")
 
 
 def extrapolation_note(links: MeasuredLinks, largest: int, per_node: int,

@@ -133,7 +133,7 @@ def _measured_tp_link(s, roof, dev, comm: CommProfile) -> ChosenLink:
     via measured_links: bus bandwidth beta x 2(n0-1)/n0, hop latency alpha / 2(n0-1), so
     2(tp-1) x alpha / 2(n0-1) per all-reduce); a ring past one node runs at its slowest
     hop (the measured network, else the device's assumed one), as `rooflab scale`."""
-    from ...model.link_fits import PastWords, extrapolation_note, measured_links
+    from ...model.link_fits import extrapolation_note, measured_links, one_count_words
     from ...model.parallel import ring_link
 
     m = measured_links(comm.extras, comm.host, where=comm.where)
@@ -148,9 +148,7 @@ def _measured_tp_link(s, roof, dev, comm: CommProfile) -> ChosenLink:
     collective = ("all_reduce" if m.inter is None or m.intra is m.inter or lk is m.inter
                   else "send_recv")
     # llm has one --tp count and no --inter-bw: scale's row words would misdirect
-    words = PastWords(extrapolate="--tp {n} extrapolates", network="the network the tensor-"
-                      "parallel line names", fix="probe across hosts with torchrun --nnodes",
-                      unchanged="changes nothing", across="past {per_node} devices per node")
+    words = one_count_words("--tp", "tensor-parallel")
     notes = ((extrapolation_note(m, s.tp, devices_per_node(dev), False, words),)
              + _gpu_note(m, roof, dev))
     return ChosenLink(lk, "measured", "fit", comm.option, comm.path,
