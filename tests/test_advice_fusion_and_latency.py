@@ -13,7 +13,7 @@ Hand numbers from /work/review10.md:
 - 5: a copy of 1e8 B in 10 ms is 10 GB/s = 0.49 % of the A100's 2.039 TB/s: latency, not
   memory. No FLOP, no dtype: no "bf16 on tensor cores", at most narrower storage.
 - 11: the demo's triad at 49.4999 % of roof prints "49 %" in the table; the advice said
-  "50%" (the work's efficiency with 0.43 us of dispatch floor taken out of its time).
+  "50 %" (the work's efficiency with 0.43 us of dispatch floor taken out of its time).
 """
 
 import pytest
@@ -227,7 +227,7 @@ def test_zero_flop_copy_at_half_a_percent_is_latency():
     assert d.point.percent_of_roof is None                   # no FLOP/s to compare
     assert 1e8 / 1e-2 / 2.039e12 == pytest.approx(0.0049, rel=0.01)
     assert d.bound == "latency"                              # was "memory"
-    assert "0.49%" in d.evidence and "DRAM bandwidth" in d.evidence
+    assert "0.49 %" in d.evidence and "DRAM bandwidth" in d.evidence
     got = actions(d)
     assert not any("tensor cores" in a or "instead of" in a for a in got)
     narrow = got["store the data in a narrower type"]
@@ -274,5 +274,5 @@ def test_triad_efficiency_reads_as_the_table():
     # the work's own efficiency, 0.43 us of dispatch floor out: 49.50xx %, which rounds up
     assert efficiency_of(d.point).efficiency > 0.495
     words = " ".join(a.detail + " " + a.assumption for a in d.advice)
-    assert "49% of roof" in words or "49% of the roof" in words
-    assert "50%" not in words
+    assert "49 % of roof" in words or "49 % of the roof" in words
+    assert "50 %" not in words

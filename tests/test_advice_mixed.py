@@ -71,7 +71,7 @@ def test_names_the_slow_part_and_predicts_the_fastest_ceiling():
     assert ("on fp16 tensor (312 TFLOP/s), if the work is matrix-shaped or fused onto the "
             "matrix units, 312 TFLOP/s (2.50x)") in a.detail
     assert "binds instead" not in a.detail
-    assert "accuracy allows fp16" in a.assumption and "80% of roof" in a.assumption
+    assert "accuracy allows fp16" in a.assumption and "80 % of roof" in a.assumption
 
 
 def test_one_step_down_only():

@@ -103,7 +103,7 @@ def test_decode_gemm_at_16_rows_gets_batching_and_int4():
     share, _ = weight_share(k, "matmul", 15.9, "fp16")
     assert share == pytest.approx(33_554_432 / 33_816_576)           # 99.2 %
     why = weight_streaming(k, "matmul", 15.9, "fp16")
-    assert "16 rows on its narrow side" in why and "99.2%" in why    # was '' (cut at 8)
+    assert "16 rows on its narrow side" in why and "99.2 %" in why    # was '' (cut at 8)
     got = _advice(load_roof("a100-80gb"), k)
     assert got[BATCH].speedup == pytest.approx(8 * 33_816_576 / (33_554_432 + 8 * 262_144))
     assert got[BATCH].speedup == pytest.approx(7.588, abs=0.001)

@@ -50,7 +50,7 @@ def test_measured_m128_linear_at_88_9_percent_weights_gets_batching_and_int4():
     t0 = 37_748_736 / 2.039e12
     assert got[BATCH].speedup == pytest.approx(8 * t0 / (8 * 2 * 128 * 4096**2 / 312e12))
     assert got[BATCH].speedup == pytest.approx(1.345, abs=0.001)
-    assert "weights are 88.9% of the bytes" in got[BATCH].assumption
+    assert "weights are 88.9 % of the bytes" in got[BATCH].assumption
     assert got[BATCH].new_ai == pytest.approx(8 * 2 * 128 * 4096**2 / 67_108_864)   # 512
     assert got[INT4].speedup == pytest.approx(1.345, abs=0.001)
     assert got[INT4].new_ai == pytest.approx(2 * 128 * 4096**2 / 12_582_912)        # 341.3

@@ -46,15 +46,15 @@ def test_just_above_the_floors_says_nothing():
     # (review 19a N6)
     assert not any(n.startswith("far below") for n in roof.notes)
     low, low_bw = roof.notes
-    assert low.startswith("low against nominal") and "= 51% of 65 TFLOP/s" in low
-    assert low_bw.startswith("low against nominal") and "DRAM 195 GB/s = 61% of 320" in low_bw
+    assert low.startswith("low against nominal") and "= 51 % of 65 TFLOP/s" in low
+    assert low_bw.startswith("low against nominal") and "DRAM 195 GB/s = 61 % of 320" in low_bw
 
 
 def test_dram_far_below_is_named_with_ratio_and_causes():
     roof, rows = compare_to_nominal(_gpu(144e9, 50e12), T4)        # 45 % of 320 GB/s
     (note,) = roof.notes
-    assert "DRAM 144 GB/s = 45% of 320 GB/s" in note
-    assert "'NVIDIA T4'" in note and "flagged under 60%" in note
+    assert "DRAM 144 GB/s = 45 % of 320 GB/s" in note
+    assert "'NVIDIA T4'" in note and "flagged under 60 %" in note
     assert "power or thermal throttling" in note and "another process on the GPU" in note
     assert {r["ceiling"]: r["below_nominal"] for r in rows}["DRAM"] is True
     assert {r["ceiling"]: r["below_nominal"] for r in rows}["fp16 tensor"] is False
@@ -63,10 +63,10 @@ def test_dram_far_below_is_named_with_ratio_and_causes():
 def test_compute_and_link_get_their_own_notes():
     roof, _ = compare_to_nominal(_gpu(300e9, 26e12, fp32=3e12, pcie=6e9), T4)
     link, compute = roof.notes                        # memory first, then link, compute
-    assert "PCIe 6 GB/s = 38% of 15.8 GB/s" in link and "slot narrower" in link
-    assert "fp16 tensor 26 TFLOP/s = 40%" in compute
-    assert "fp32 vector 3 TFLOP/s = 37%" in compute
-    assert "matrices too small" in compute and "flagged under 50%" in compute
+    assert "PCIe 6 GB/s = 38 % of 15.8 GB/s" in link and "slot narrower" in link
+    assert "fp16 tensor 26 TFLOP/s = 40 %" in compute
+    assert "fp32 vector 3 TFLOP/s = 37 %" in compute
+    assert "matrices too small" in compute and "flagged under 50 %" in compute
 
 
 def test_no_nominal_no_note():
@@ -89,7 +89,7 @@ def test_cpu_notes_name_cpu_causes_and_skip_what_was_not_measured():
     roof, notes = nom.add_below_nominal_notes(measured, CPU_NOMINAL, "cpu")
     (note,) = notes
     assert roof.notes == (note,)
-    assert "fp64 vector 40 GFLOP/s = 34% of 118 GFLOP/s" in note
+    assert "fp64 vector 40 GFLOP/s = 34 % of 118 GFLOP/s" in note
     assert "fp32" not in note.split(";")[0]
     # bf16/int8 have nominal figures but were not measured: not flagged as 0 %
     assert "bf16" not in note and "int8" not in note and "DRAM" not in note
@@ -99,7 +99,7 @@ def test_cpu_notes_name_cpu_causes_and_skip_what_was_not_measured():
     # a CPU with a nominal DRAM figure (memory channels matter there)
     with_dram = Roof("cpu", compute=CPU_NOMINAL.compute, memory=(Ceiling(80e9, level="DRAM"),))
     (note,) = nom.below_nominal_notes(_healthy_fp64(measured), with_dram, "cpu")
-    assert "DRAM 30 GB/s = 38% of 80 GB/s" in note and "memory channels" in note
+    assert "DRAM 30 GB/s = 38 % of 80 GB/s" in note and "memory channels" in note
 
 
 def _healthy_fp64(roof: Roof) -> Roof:
@@ -112,7 +112,7 @@ def test_the_cpu_probe_puts_the_note_on_its_measured_roof():
     # 1 Zen 4 core at 3 GHz: nominal fp64 48 GFLOP/s; measured 20 (42 %)
     profile = assembled_profile(20e9, 9e10)
     below = [n for n in profile.measured.notes if n.startswith("far below nominal")]
-    assert len(below) == 1 and "fp64 vector 20 GFLOP/s = 42% of 48 GFLOP/s" in below[0]
+    assert len(below) == 1 and "fp64 vector 20 GFLOP/s = 42 % of 48 GFLOP/s" in below[0]
     assert "fp32" not in below[0]                     # 90 of 96: fine
     assert profile.extras["below_nominal"] == {"notes": below, "bandwidth_floor": 0.6,
                                                "compute_floor": 0.5,
@@ -120,7 +120,7 @@ def test_the_cpu_probe_puts_the_note_on_its_measured_roof():
                                                "quiet_bandwidth_floor": 0.75}
     # the ceiling keeps its own (75 %) warning too
     fp64 = next(c for c in profile.measured.compute if c.precision == "fp64")
-    assert any("only 42%" in w for w in fp64.warnings)
+    assert any("only 42 %" in w for w in fp64.warnings)
 
 
 def _profile_with_a_low_dram():
@@ -143,7 +143,7 @@ def test_probe_prints_the_note_under_its_table(low_dram, capsys, tmp_path, monke
     monkeypatch.chdir(tmp_path)
     assert main(["probe", "--quick", "-q"]) == 0
     out = capsys.readouterr().out.replace("\n", " ")
-    assert "note: far below nominal ('NVIDIA T4'): DRAM 100 GB/s = 31% of 320 GB/s" in \
+    assert "note: far below nominal ('NVIDIA T4'): DRAM 100 GB/s = 31 % of 320 GB/s" in \
         " ".join(out.split())
 
 

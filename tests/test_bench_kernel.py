@@ -90,7 +90,7 @@ def test_fake_clock_run_numbers():
     d = kr.result_dict(r, placed)
     assert d["bytes_per_update"] == 24 and d["flop_per_update"] == 2 and d["warnings"] == []
     text = "\n".join(kr.summary_lines(r, placed))
-    assert "32.3 GB/s" in text and "2.69 GFLOP/s" in text and "50% of L1" in text
+    assert "32.3 GB/s" in text and "2.69 GFLOP/s" in text and "50 % of L1" in text
 
 
 @pytest.mark.parametrize("args, words", [

@@ -163,7 +163,7 @@ def test_one_thread_run_is_judged_by_the_one_thread_row(scaling_profile, monkeyp
                  scaling_profile]) == 0
     text = " ".join(capsys.readouterr().out.split())
     # 5 / 10 GB/s (the 1-thread row); the all-thread roof's 20 GB/s gave 25 %
-    assert ("50% of DRAM (measured; judged on the profile's 1-thread row, picked to match "
+    assert ("50 % of DRAM (measured; judged on the profile's 1-thread row, picked to match "
             "--threads 1; --on ") in text
     assert main(["bench", "--kernel", "stream", "--threads", "1", "--on", scaling_profile,
                  "--json"]) == 0

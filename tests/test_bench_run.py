@@ -170,7 +170,7 @@ def test_cli_table_and_csv(tmp_path, capsys):
     assert main(["bench", "--run", script, "--on", "EPYC 9654", "-o", str(csv_path)]) == 0
     out = capsys.readouterr().out
     assert "kernels of kern.py on AMD EPYC 9654" in out
-    assert "0.0833" in out and "26%" in out and "3.84x" in out
+    assert "0.0833" in out and "26 %" in out and "3.84x" in out
     (rec,) = csv.DictReader(csv_path.read_text().splitlines())
     assert rec["kernel"] == "triad" and float(rec["ai"]) == pytest.approx(1 / 12)
 

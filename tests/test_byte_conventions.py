@@ -268,7 +268,7 @@ def test_sweep_note_compares_with_real_traffic():
     pts = [{"k": 16, "bytes_per_s": 29.7 * G}]
     # review 17a N13b: 29.7 / 26.2 = 113 % (was "151% of the DRAM roof ... not explained")
     note = sweep_above_roof_note(pts, 19.65 * G, 26.2 * G)
-    assert "113% of the DRAM (real traffic) ceiling (26.2 GB/s)" in note
+    assert "113 % of the DRAM (real traffic) ceiling (26.2 GB/s)" in note
     assert "not explained" in note
     assert sweep_above_roof_note([{"k": 16, "bytes_per_s": 26.5 * G}], 19.65 * G,
                                  26.2 * G) is None           # 101 %: within noise

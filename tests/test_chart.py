@@ -73,7 +73,7 @@ def test_points_positions_colours_and_labels(seed_chart):
     assert (decode.ai, decode.flop_per_s) == pytest.approx((1.0, 146.67e9), rel=1e-3)
     assert decode.color == MEMORY_BOUND_COLOR
     assert decode.percent_of_roof == pytest.approx(54.3, abs=0.1)   # seed 004: ≈ 54 %
-    assert "54% of roof" in decode.label and "AI 1" in decode.label
+    assert "54 % of roof" in decode.label and "AI 1" in decode.label
     mm = pts["matmul 4096"]
     assert mm.ai == pytest.approx(1365.33, rel=1e-5) and mm.color == COMPUTE_BOUND_COLOR
     assert pts["x + 1"].ai == pytest.approx(0.25) and pts["x + 1"].color == MEMORY_BOUND_COLOR
@@ -297,7 +297,7 @@ def test_many_kernels_at_similar_ai_get_apart_labels():
     assert len(d.points) == 20
     assert all(p.text and "\n" not in p.text for p in d.points)   # one line each when many
     # 1e11 FLOP/s of 270 GB/s x AI 1; "of roof" since review 18c F6
-    assert d.points[0].text == "kernel_0 · 37% of roof"
+    assert d.points[0].text == "kernel_0 · 37 % of roof"
     offsets = {(p.label_offset, p.label_ha) for p in d.points}
     assert len(offsets) > 1   # nudged: not all at the same place
     _assert_no_overlap(_label_boxes(d))

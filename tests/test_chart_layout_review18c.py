@@ -83,7 +83,7 @@ def test_one_line_labels_say_percent_of_roof():
                for i in range(9)]
     texts = {p.kernel: p.text for p in plot_roofline(A100, kernels).points}
     assert "\n" not in texts["k0"]
-    assert texts["k0"].endswith("0.32% of roof"), texts["k0"]
+    assert texts["k0"].endswith("0.32 % of roof"), texts["k0"]
 
 
 # --- F11: size and dpi -----------------------------------------------------------------

@@ -144,13 +144,13 @@ def test_above_roof_note_names_the_ceiling_exceeded():
                  seconds=1.254e-3, unit="tensor")
     (note,) = [n for n in roofline_data([a100], [k11], place_labels=False).notes
                if "above the roof" in n]
-    assert note.startswith("1 point(s) above the roof that judges them: k11_elementwise 123% "
+    assert note.startswith("1 point(s) above the roof that judges them: k11_elementwise 123 % "
                            "of fp64 tensor 19.5 TFLOP/s (bytes at DRAM);")
     # left of the ridge the slope is what it exceeds: 0.929 / (6.33 x 0.0833) = 176 %
     notes = roofline_data([FLAGGED], _above_and_flagged().kernels, place_labels=False).notes
     (note,) = [n for n in notes if "above the roof" in n]
-    assert "triad_fp64 176% of DRAM 6.33 GB/s x AI 0.0833" in note
-    assert "gemm_fp64_1024 310% of fp64 vector 4.94 GFLOP/s (bytes at DRAM)" in note
+    assert "triad_fp64 176 % of DRAM 6.33 GB/s x AI 0.0833" in note
+    assert "gemm_fp64_1024 310 % of fp64 vector 4.94 GFLOP/s (bytes at DRAM)" in note
 
 
 # --- N10: launch-bound in the one-line labels ------------------------------------------

@@ -31,7 +31,7 @@ DECODE_H100 = Kernel("decode b=1", {"fp16": 2.2e9}, {"DRAM": 2.2e9}, 0.00144)
 
 def test_hardware_whatif_judges_the_before_points_by_their_own_roof():
     """`rooflab whatif t4.json --on T4 --hardware H100 -o w.png` labelled the T4 matmul
-    (50 TFLOP/s) '5% of roof' (of the H100's 990) and decode b=1 '4% of roof'; on the T4
+    (50 TFLOP/s) '5 % of roof' (of the H100's 990) and decode b=1 '4 % of roof'; on the T4
     they ran on they are at 50/65 = 77 % and 147 GFLOP/s / 320 GFLOP/s = 46 %."""
     d = roofline_data([H100, T4], [MATMUL_H100, DECODE_H100, MATMUL_T4, DECODE_T4],
                       arrows=[(MATMUL_T4, MATMUL_H100), (DECODE_T4, DECODE_H100)],
@@ -42,7 +42,7 @@ def test_hardware_whatif_judges_the_before_points_by_their_own_roof():
     # the moved points stay judged by the new roof: 742 / 990 = 75 %
     assert pct[("matmul 4096", 742000)] == pytest.approx(100 * 742 / 990)
     labels = {p.text for p in d.points}
-    assert any("77% of roof" in t for t in labels)
+    assert any("77 % of roof" in t for t in labels)
     assert not any(re.search(r"\b[45]% of roof", t) for t in labels)
     # without before_roof (one roof, e.g. compare): all judged by the first roof, as before
     same = roofline_data([T4], [MATMUL_T4], arrows=[(MATMUL_T4, MATMUL_T4)])
@@ -198,17 +198,17 @@ def test_html_hover_of_an_untimed_kernel_says_it_was_not_measured():
 def test_a_point_far_below_its_roof_is_not_labelled_zero_percent():
     """`rooflab whatif t4.json --on T4 --hardware H100 -o w.png`: seed 004's rmsnorm (22
     launches, 180224 FLOP in 154 us = 1.17 GFLOP/s at AI 0.667, roof 213 GFLOP/s) was
-    labelled '0% of roof'; it is at 0.55 %."""
+    labelled '0 % of roof'; it is at 0.55 %."""
     rms = Kernel("rmsnorm", {"fp16": 180224}, {"DRAM": 270336}, 154e-6, calls=22)
     d = roofline_data([T4], [rms, MATMUL_T4])
     (p,) = [p for p in d.points if p.kernel == "rmsnorm"]
     expected = 100 * (180224 / 154e-6) / (180224 / 270336 * 320e9)
     assert p.percent_of_roof == pytest.approx(expected) and expected == pytest.approx(0.549,
                                                                                     rel=1e-3)
-    assert "0.55% of roof" in p.text and "\n0% of roof" not in p.text
+    assert "0.55 % of roof" in p.text and "\n0 % of roof" not in p.text
     many = roofline_data([T4], [rms] + [Kernel(f"k{i}", {"fp16": 1e9}, {"DRAM": 1e9}, 1e-2)
                                         for i in range(9)])
-    assert [p.text for p in many.points if p.kernel == "rmsnorm"] == ["rmsnorm · 0.55% of roof"]
+    assert [p.text for p in many.points if p.kernel == "rmsnorm"] == ["rmsnorm · 0.55 % of roof"]
 
 
 def test_html_styles_each_ceiling_by_its_own_provenance():
@@ -248,7 +248,7 @@ def test_roof_label_does_not_stack_parentheses():
 
 def test_points_above_their_roof_are_called_out():
     """`rooflab plot rooflab-demo/kernels.json --on rooflab-demo/profile.json -o c.png` (a
-    probe disturbed by other load) drew gemm_fp64_1024 at '263% of roof' and said nothing;
+    probe disturbed by other load) drew gemm_fp64_1024 at '263 % of roof' and said nothing;
     `rooflab report` calls the same point out above everything else. The chart's notes
     (printed as warnings, and in --json) now do too, at the report's 5 % tolerance."""
     fast = Kernel("gemm", {"fp16": 2 * 4096**3}, {"DRAM": 6 * 4096**2},
@@ -257,7 +257,7 @@ def test_points_above_their_roof_are_called_out():
     d = roofline_data([T4], [fast, at_roof, DECODE_T4])
     (note,) = [n for n in d.notes if "above the roof" in n]
     # named by the ceiling it exceeds (review 19c N9), AI 1365 far right of the ridge
-    assert note.startswith("1 point(s) above the roof that judges them: gemm 123% of fp16 "
+    assert note.startswith("1 point(s) above the roof that judges them: gemm 123 % of fp16 "
                            "tensor 65 TFLOP/s (bytes at DRAM);")
     assert "near" not in note and "decode" not in note
     assert not any("above the roof" in n for n in roofline_data([T4], [DECODE_T4]).notes)
@@ -271,7 +271,7 @@ def test_plot_cli_warns_about_points_above_the_roof(tmp_path, capsys):
     assert main(["plot", str(src), "--on", "T4", "-o", str(tmp_path / "c.png")]) == 0
     err = capsys.readouterr().err
     # AI 1 on the T4: attainable 320 GFLOP/s; 1e9 FLOP in 1 ms = 1 TFLOP/s = 312 %
-    assert ("1 point(s) above the roof that judges them: fast 312% of DRAM 320 GB/s x AI 1;"
+    assert ("1 point(s) above the roof that judges them: fast 312 % of DRAM 320 GB/s x AI 1;"
             in err)
 
 

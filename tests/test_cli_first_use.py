@@ -29,7 +29,7 @@ def test_demo_says_what_to_run_next_with_its_own_paths(tmp_path, monkeypatch, ca
     out = tmp_path / "mine"
     assert main(["demo", "-o", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "50%" in text                       # 1.2 ms floor / 2.4 ms measured
+    assert "50 %" in text                       # 1.2 ms floor / 2.4 ms measured
     assert f"next: rooflab report {out / 'kernels.json'} --on {out / 'profile.json'}" in text
     assert f"rooflab bench --on {out / 'profile.json'}" in text
     # and the suggested command works on what the demo wrote

@@ -22,7 +22,7 @@ def test_a_link_ceiling_whose_samples_vary_carries_a_warning():
     assert c.value == pytest.approx(5.0579e9)
     assert len(c.warnings) == 1
     assert c.warnings[0].startswith("loopback bandwidth: samples vary (interquartile range "
-                                    "8.6% of the median, median 10.3% below the best)")
+                                    "8.6 % of the median, median 10.3 % below the best)")
 
 
 def test_a_steady_link_ceiling_has_no_warning():

@@ -111,7 +111,7 @@ def test_launch_records_other_work_during_the_ranks(monkeypatch):
     assert ml["other_cpu_share"] == pytest.approx(0.45)
     assert ml["steal_share"] == pytest.approx(0.02)     # 0.4 s of steal / 20 CPU-s
     assert ml["loadavg_1m_before"] == 1.6 and ml["threads"] == 2
-    note = ("other processes used 45% of the CPUs while the probe ran (and the load "
+    note = ("other processes used 45 % of the CPUs while the probe ran (and the load "
             "average was 1.6 on 2 CPUs before it started): measured ceilings read low; "
             "rerun on a quiet machine")
     assert ml["notes"] == [note]

@@ -28,7 +28,7 @@ BEFORE = Snapshot(10.0, 0.7, CpuTicks(1000, 50, 2, "all CPUs"))
 AFTER = Snapshot(12.0, 1.9, CpuTicks(1300, 52, 2, "all CPUs"))
 # two ranks on rank 0's host "a" (1.3 + 1.1 = 2.4 s), one on host "b" (not judged)
 OWN = [("a", 1.3), ("a", 1.1), ("b", 5.0)]
-NOTE = ("other processes used 15% of the CPUs while the probe ran (and the load average "
+NOTE = ("other processes used 15 % of the CPUs while the probe ran (and the load average "
         "was 0.4 on 2 CPUs before it started): measured ceilings read low; rerun on a "
         "quiet machine")
 

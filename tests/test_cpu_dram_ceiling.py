@@ -213,7 +213,7 @@ def test_sanity_names_write_allocate_on_a_roof_without_real_traffic(tmp_path):
     assert f.check == "write_allocate" and f.severity == "info"   # old code: above_roof
     assert ("counters include the write-allocate read the STREAM-counted roof leaves out"
             in f.message)
-    assert "133%" in f.message
+    assert "133 %" in f.message
 
 
 def test_above_four_thirds_or_hand_counts_are_still_above_the_roof(tmp_path):

@@ -81,7 +81,7 @@ def test_bench_rows_and_table_give_the_best_sample_ratio():
     assert row["percent_of_roof"] == pytest.approx(100 * floor / 8.45e-3, rel=1e-3)  # 42 %
     text = _printed(zoo_table(analysis), width=200)
     line = next(ln for ln in text.splitlines() if "gemv_fp64" in ln)
-    assert "2.36x" in line and "1.98x" in line and "42%" in line
+    assert "2.36x" in line and "1.98x" in line and "42 %" in line
     assert "best/floor" in text
     flat = " ".join(text.split())
     assert bench_table.TIME_NOTE in flat

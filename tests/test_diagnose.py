@@ -45,7 +45,7 @@ def test_memory_bound_numbers_and_evidence(diags):
     assert d.headroom == pytest.approx(2.5)          # 0.25 s / 0.1 s
     assert d.flagged                                  # 2.5 > 2: flagged (seed 000 §4.4)
     assert d.gain_s == pytest.approx(0.15)            # 0.25 - 0.1
-    assert "ridge 10" in d.evidence and "40%" in d.evidence
+    assert "ridge 10" in d.evidence and "40 %" in d.evidence
     assert "100x left" in d.evidence                  # ridge / AI = 10 / 0.1
 
 
@@ -63,7 +63,7 @@ def test_compute_bound_not_flagged(diags):
     d = diags["gemm"]
     assert d.headroom == pytest.approx(1.25)          # 1.25 s / 1 s
     assert not d.flagged
-    assert "fp32 vector" in d.evidence and "80%" in d.evidence
+    assert "fp32 vector" in d.evidence and "80 %" in d.evidence
 
 
 def test_overhead_evidence(diags):
@@ -74,7 +74,7 @@ def test_overhead_evidence(diags):
 def test_latency_evidence(diags):
     d = diags["slow"]
     assert d.headroom == pytest.approx(20.0)          # 2 s / 0.1 s
-    assert "5%" in d.evidence
+    assert "5 %" in d.evidence
 
 
 def test_three_distances(diags):

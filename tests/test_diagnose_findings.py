@@ -121,7 +121,7 @@ def test_a_point_at_its_roof_does_not_get_the_dispatch_cure():
     assert below.factor == pytest.approx(0.97, rel=1e-4)
     # at the roof within the tolerance: no gap, so no cure at all (audit 15: it read "0.97x
     # below the roof" with the kernel-efficiency cure)
-    assert below.words.startswith("none: at the roof (0.970x, within the 5% tolerance)")
+    assert below.words.startswith("none: at the roof (0.970x, within the 5 % tolerance)")
     assert "per-call dispatch" not in below.words
     assert "below the roof at its AI:" not in below.words
 
@@ -146,12 +146,12 @@ def test_noisy_kernel_on_a_loaded_probe_leads_with_retime():
     advice = advise(p, roof, GEMM, machine=machine)
     first = advice[0]
     assert first.action.startswith("re-time on a quiet machine")
-    assert "13%" in first.detail and "54% other load" in first.detail
+    assert "13 %" in first.detail and "54 % other load" in first.detail
     assert first.speedup == 1.0
     # the BLAS advice stays, at 0.8 x 117 / 42.8 = 2.187x, marked uncertain
     blas = next(a for a in advice if "BLAS" in a.action)
     assert blas.speedup == pytest.approx(0.8 * 117 / 42.8, rel=1e-3)
-    assert "uncertain: its timing samples spread 13%" in blas.assumption
+    assert "uncertain: its timing samples spread 13 %" in blas.assumption
 
 
 def test_load_alone_or_noise_alone_lead_and_a_quiet_kernel_does_not():

@@ -85,7 +85,7 @@ def test_a_diagnosis_shows_bound_percent_of_roof_and_top_advice(seed004):
     # is 15 - 8.15 = 6.85 ms of the 15 + 2.75 + 1.48 = 19.23 ms total (35.6 %); 15 / 19.23
     # = 78.0 %; headroom 15 / 8.15 = 1.84x (the report's table: the same cells)
     assert text.splitlines() == [
-        "Diagnosis #1 'decode b=1': memory-bound (DRAM), 54% of roof "
+        "Diagnosis #1 'decode b=1': memory-bound (DRAM), 54 % of roof "
         "(147 GFLOP/s of 270 GFLOP/s)",
         "  time 15 ms (78.0 % of the total), headroom 1.84x; gain at roof 6.85 ms "
         "(35.6 % of the total)",
@@ -97,7 +97,7 @@ def test_a_diagnosis_shows_bound_percent_of_roof_and_top_advice(seed004):
 def test_a_diagnosis_at_its_roof_and_one_without_a_time(seed004):
     # matmul 4096: 137 GFLOP in 2.75 ms = 50 TFLOP/s, all of the fp16 tensor roof
     assert pretty(seed004[1]).splitlines()[0] == (
-        "Diagnosis #2 'matmul 4096': compute-bound (fp16 tensor), 100% of roof "
+        "Diagnosis #2 'matmul 4096': compute-bound (fp16 tensor), 100 % of roof "
         "(50 TFLOP/s of 50 TFLOP/s)")
     roof = rooflab.load_roof(SEEDS / "t4p.json")
     k = Kernel("scan", flop={"fp16": 1e9}, bytes={"DRAM": 1e9})
@@ -178,11 +178,11 @@ def test_a_choice_is_one_line_of_the_ranking(choices):
     # T4: 1e9 / 320e9 = 3.125 ms > 190e9 / 65e12 = 2.92 ms: DRAM
     assert [pretty(ch) for ch in choices] == [
         "Choice 'H100' (nominal): work floor 299 us, with launches 299 us, binding DRAM "
-        "(100%), TDP 700 W (0.209 J at TDP)",
+        "(100 %), TDP 700 W (0.209 J at TDP)",
         "Choice 'A100' (nominal): work floor 609 us, with launches 609 us, binding fp16 "
-        "tensor (100%), TDP 400 W (0.244 J at TDP)",
+        "tensor (100 %), TDP 400 W (0.244 J at TDP)",
         "Choice 'T4' (nominal): work floor 3.12 ms, with launches 3.12 ms, binding DRAM "
-        "(100%), TDP 70 W (0.219 J at TDP)"]
+        "(100 %), TDP 70 W (0.219 J at TDP)"]
     assert all(len(repr(ch)) > 2000 for ch in choices)
 
 
@@ -194,10 +194,10 @@ def test_the_ranking_reads_as_choose_table(choices):
     assert ranking_text(choices).splitlines() == [
         "Predicted time at the roof (lower bounds), ranked by the time with launches "
         "(what binds), fastest first",
-        "  #  device  with launches  vs best  work floor  vs best  binding (share)     TDP",
-        "  1  H100    299 us         1.00x    299 us      1.00x    DRAM (100%)         700 W",
-        "  2  A100    609 us         2.04x    609 us      2.04x    fp16 tensor (100%)  400 W",
-        "  3  T4      3.12 ms        10.5x    3.12 ms     10.5x    DRAM (100%)         70 W"]
+        "  #  device  with launches  vs best  work floor  vs best  binding (share)      TDP",
+        "  1  H100    299 us         1.00x    299 us      1.00x    DRAM (100 %)         700 W",
+        "  2  A100    609 us         2.04x    609 us      2.04x    fp16 tensor (100 %)  400 W",
+        "  3  T4      3.12 ms        10.5x    3.12 ms     10.5x    DRAM (100 %)         70 W"]
 
 
 def test_a_choice_that_cannot_run_the_work_says_why():

@@ -228,7 +228,7 @@ def test_point_above_its_roof_within_tolerance_reads_at_the_roof(tmp_path, capsy
         {"name": "stream", "flop": {"fp16": 1e8}, "bytes": {"DRAM": 3.2e8},
          "seconds": 0.000976, "meta": {"op": "elementwise"}}]}))
     out = flat(run(capsys, monkeypatch, "report", str(path), "--on", "T4"))
-    assert ("below roof (0.976x): none: at the roof (0.976x, within the 5% tolerance): no gap "
+    assert ("below roof (0.976x): none: at the roof (0.976x, within the 5 % tolerance): no gap "
             "below the roof at its AI") in out
     assert "0.976x below the roof" not in out
     # a point really below its roof keeps the old words (t4.json's decode step, 2.18x)
@@ -245,7 +245,7 @@ def test_torch_note_names_the_ops_the_script_called(tmp_path, capsys, monkeypatc
     (tmp_path / "small_model.py").write_text(script)
     monkeypatch.chdir(tmp_path)
     out = flat(run(capsys, monkeypatch, "torch", "--run", "small_model.py"))
-    note = re.search(r"note: [\d.]+% of op time is in ops without a FLOP formula \(not drawn\): "
+    note = re.search(r"note: [\d.]+ ?% of op time is in ops without a FLOP formula \(not drawn\): "
                      r"(.*?) note:", out).group(1)
     names = [x.rsplit(" ", 2)[0] for x in note.split(", ")]
     assert "aten::randn" in names and "aten::normal_" not in names

@@ -230,7 +230,7 @@ def _ceiling_texts(display) -> set[str]:
 def test_zoo_leaders_clear_the_ceiling_labels():
     """A kernel's leader crossed the 'fp64 vector 118 GFLOP/s' label; ceiling labels are
     obstacles for leaders like any other. (Since review 18c the one-line labels end
-    "· 88% of roof", 8 characters longer; still no leader strikes a ceiling label. One
+    "· 88 % of roof", 8 characters longer; still no leader strikes a ceiling label. One
     leader struck a point label, and two crossed, until the group repair: the next test.)"""
     display = _zoo_chart()
     texts, renderer = _assert_labels_apart(display)
@@ -241,7 +241,7 @@ def test_zoo_leaders_clear_the_ceiling_labels():
 
 
 def test_zoo_leaders_clear_the_point_labels():
-    """gemm_fp32_1024's leader ran up-left through 'gemm_fp32_2048 · 87% of roof', and
+    """gemm_fp32_1024's leader ran up-left through 'gemm_fp32_2048 · 87 % of roof', and
     softmax_fp32's and layernorm_fp32's leaders crossed: the four right-edge labels had no
     spots the greedy placement and the pair repair found. Labels still in conflict are now
     placed again with their neighbours (chart_layout_groups): none strikes, none cross."""

@@ -105,8 +105,9 @@ def _zoo():
 @pytest.mark.parametrize("case", ["40 kernels, seed 0", "40 kernels, seed 3", "zoo"])
 def test_labels_go_where_the_reference_repair_puts_them(case, monkeypatch):
     """Every label's text, offset and alignment byte for byte as f40b0ea's repair leaves
-    them: on two 40-kernel charts where that repair moves 14 and 18 pairs of labels (16 and
-    14 before the s18 ceiling-side rules), and on the zoo chart, whose two conflicts no pair
+    them: on two 40-kernel charts where that repair moves 14 and 19 pairs of labels (14 and
+    18 before the labels' "54 %" gained its space in s32; 16 and 14 before the s18
+    ceiling-side rules), and on the zoo chart, whose two conflicts no pair
     move undoes (chart_layout_groups does)."""
     from rooflab.report import chart_layout_pairs
 
@@ -117,7 +118,7 @@ def test_labels_go_where_the_reference_repair_puts_them(case, monkeypatch):
     want = _labels(roof, kernels)
     # the zoo's count follows matplotlib's text extents: 0 moves with the fonts of 3.10,
     # 2 with matplotlib 3.11.2's; the labels must match the reference's either way
-    assert len(moves) in {"40 kernels, seed 0": {14}, "40 kernels, seed 3": {18},
+    assert len(moves) in {"40 kernels, seed 0": {14}, "40 kernels, seed 3": {19},
                           "zoo": {0, 2}}[case]
     assert sum(1 for t, *_ in new if t) >= 18
     assert new == want
@@ -126,7 +127,8 @@ def test_labels_go_where_the_reference_repair_puts_them(case, monkeypatch):
 def test_spots_scored_once_per_label_not_per_pair(monkeypatch):
     """The 40-kernel chart (seed 0): each label's 300 spots are scored against the chart
     (_Scene.columns on 300 rows) once when it is placed (_place) and, now, at most once
-    more in the pair repair, when it is first in a pair: 62 times, at most 80. f40b0ea
+    more in the pair repair, when it is first in a pair: 62 times (59 before the labels'
+    "54 %" gained its space in s32), at most 80. f40b0ea
     scored both labels' spots again for every pair in conflict: 90 times."""
     from rooflab.report import chart_layout_cost, chart_layout_points
 
@@ -141,5 +143,5 @@ def test_spots_scored_once_per_label_not_per_pair(monkeypatch):
     monkeypatch.setattr(chart_layout_cost._Scene, "columns", counted)
     _labels(roof, kernels)
     whole = [n for n in calls if n == len(chart_layout_points._candidates())]
-    assert len(whole) == 59
+    assert len(whole) == 62
     assert len(whole) <= 2 * len(kernels)

@@ -83,10 +83,11 @@ def test_hardware_imports_nothing_from_ingest():
            for m, _ in _imports(f"hardware/{p.name}") if m.startswith("rooflab.ingest")]
     assert bad == []
     files = [m for m, _ in _imports("files.py") if m.startswith("rooflab.")]
-    # files.py (and files_decode.py, its decoding half, and files_rename.py, its last
-    # rename) sits below every layer
+    # files.py (and files_decode.py, its decoding half, files_rename.py, its last rename,
+    # and json_stream.py, its JSON text in pieces: s32) sits below every layer
     assert set(files) <= {"rooflab.errors", "rooflab", "rooflab.files_decode",
-                          "rooflab.files_rename"}
+                          "rooflab.files_rename", "rooflab.json_stream"}
+    assert [m for m, _ in _imports("json_stream.py") if m.startswith("rooflab")] == []
     rename = [m for m, _ in _imports("files_rename.py") if m.startswith("rooflab.")]
     assert set(rename) <= {"rooflab.errors"}
     decode = [m for m, _ in _imports("files_decode.py") if m.startswith("rooflab.")]

@@ -76,7 +76,7 @@ def test_one_change_of_the_bands_moves_every_user(tmp_path, monkeypatch):
     # the probe: 62 % compute is healthy now (>= 60 %), 62.5 % DRAM still low (< 65 %)
     prof = _t4(tmp_path, 40.3e12, 200e9)
     notes = nom.low_compute_notes(prof.measured, prof.nominal, "gpu")
-    assert len(notes) == 1 and "DRAM 200 GB/s = 62% of 320 GB/s" in notes[0]
+    assert len(notes) == 1 and "DRAM 200 GB/s = 62 % of 320 GB/s" in notes[0]
     assert ("a copy reaches 80-97 % of the datasheet (seed 000 §3.1) and a healthy run "
             "65-95 % (seed 004; noted at 60-65 %)") in notes[0]
     # 35.75 / 65 = 55 %: low, with the moved words
@@ -85,8 +85,8 @@ def test_one_change_of_the_bands_moves_every_user(tmp_path, monkeypatch):
     assert nom.healthy_range("gpu") == "60-95 %"
     assert nom.healthy_range("gpu", compute=False) == "65-95 %"
     far = nom.below_nominal_notes(_t4(tmp_path, 20e12, 100e9).measured, prof.nominal, "gpu")
-    assert "a healthy run reaches 65-95 % (flagged under 60%)" in far[0]      # DRAM
-    assert "a healthy run reaches 60-95 % (flagged under 50%)" in far[1]      # compute
+    assert "a healthy run reaches 65-95 % (flagged under 60 %)" in far[0]      # DRAM
+    assert "a healthy run reaches 60-95 % (flagged under 50 %)" in far[1]      # compute
     extras = nom.below_nominal_extras([])
     assert extras["quiet_compute_floor"] == 0.60 and extras["quiet_bandwidth_floor"] == 0.65
     # the record table: 62 % compute unmarked, 62 % DRAM still marked

@@ -71,11 +71,11 @@ def test_gap_line_gives_the_fused_and_the_eager_share(capsys):
     # eager 905 x 5-10 us = 4.53-9.05 ms, capped at the gap: 53 %-100 %
     assert main([*TINY_ARGS, "--tpot-ms", "15"]) == 0
     out = _flat(capsys.readouterr().out)
-    assert ("311 launches explain 1.56 ms-3.11 ms of it (18%-37%; CUDA graphs, fusion)"
+    assert ("311 launches explain 1.56 ms-3.11 ms of it (18 %-37 %; CUDA graphs, fusion)"
             in out)
     assert ("That is a fused implementation's count (14 per layer); eager HF generate "
             "launches about 41 per layer (an estimate from HF's LlamaDecoderLayer), 905 per "
-            "step, which would explain 4.53 ms-8.49 ms (53%-100%); give the measured run's "
+            "step, which would explain 4.53 ms-8.49 ms (53 %-100 %); give the measured run's "
             "kernels per step as --launches N") in out
 
 
@@ -85,7 +85,7 @@ def test_launches_option_splits_the_gap_by_the_measured_count(capsys):
     assert main([*TINY_ARGS, "--tpot-ms", "15", "--launches", "600"]) == 0
     out = _flat(capsys.readouterr().out)
     assert ("gap above the floor 8.49 ms: 600 launches (--launches) explain 3 ms-6 ms of it "
-            "(35%-71%; CUDA graphs, fusion); the rest, 2.49 ms-5.49 ms") in out
+            "(35 %-71 %; CUDA graphs, fusion); the rest, 2.49 ms-5.49 ms") in out
     assert "eager HF generate" not in out
     assert main([*TINY_ARGS, "--tpot-ms", "15", "--launches", "600", "--json"]) == 0
     m = json.loads(capsys.readouterr().out)["llm"]["measured"]

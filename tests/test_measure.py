@@ -40,7 +40,7 @@ def test_median_is_reported_and_best_kept_when_samples_differ():
     assert k.seconds == pytest.approx(0.02)               # the median
     assert k.meta["best_s"] == pytest.approx(0.01)        # the best, kept
     assert k.meta["spread"] == pytest.approx(1.5)         # (0.04 - 0.01) / 0.02
-    assert "spread 150%" in k.meta["warning"]
+    assert "spread 150 %" in k.meta["warning"]
 
 
 def test_measure_a_real_numpy_function_with_given_counts():

@@ -19,12 +19,12 @@ def _softmax_position(capsys, on: str) -> str:
     return " ".join(block.split("position:", 1)[1].split("\n   gain", 1)[0].split())
 
 
-@pytest.mark.parametrize("on, bound, pct", [(str(SEEDS / "seed000roof.json"), "memory", "10%"),
-                                            ("A100", "latency", "9%")])
+@pytest.mark.parametrize("on, bound, pct", [(str(SEEDS / "seed000roof.json"), "memory", "10 %"),
+                                            ("A100", "latency", "9 %")])
 def test_seed_softmax_near_the_line_says_so_on_both_roofs(capsys, on, bound, pct):
     text = _softmax_position(capsys, on)
     assert pct in text
-    assert "near the 10% line that parts latency-bound from memory- and compute-bound" in text
+    assert "near the 10 % line that parts latency-bound from memory- and compute-bound" in text
 
 
 def test_a_point_far_from_the_line_gets_no_note(capsys):

@@ -74,7 +74,7 @@ def test_a_peak_far_below_nominal_is_flagged():
     fp64, fp32, dram = flag_undershoot(measured, nominal)
     assert fp64.warnings == () and dram.warnings == ()      # 96 %: fine; no nominal DRAM
     assert fp32.value == 147e9                               # the number is kept
-    assert len(fp32.warnings) == 1 and "only 62%" in fp32.warnings[0]
+    assert len(fp32.warnings) == 1 and "only 62 %" in fp32.warnings[0]
 
 
 def _tiny_profile():

@@ -67,7 +67,7 @@ def test_dram_outlier_is_set_aside_for_the_plateau():
     # 4x the LLC (192 MiB per thread, 35.0 GB/s) is the DRAM figure (old code: 53.6)
     assert (sizes[i], values[i]) == (192 * MiB, 35.0e9)
     note = next(n for n in notes if n.startswith("DRAM: the best point"))
-    assert "53.6 GB/s at 256 MiB" in note and "53% above" in note
+    assert "53.6 GB/s at 256 MiB" in note and "53 % above" in note
     assert "uses 35 GB/s at 192 MiB" in note
 
 
@@ -91,7 +91,7 @@ def test_triad_and_add_must_agree_within_20_percent():
     # review run 1 at 512 MiB: add 23.0 GB/s, triad 53.6 GB/s, both 24 B/element
     stream = {"DRAM": {"triad": {"bytes_per_s": 53.6e9}, "add": {"bytes_per_s": 23.0e9}}}
     note = stream_consistency_note(stream)
-    assert "differ by 133%" in note and "disturbed" in note   # 53.6 / 23.0 = 2.33
+    assert "differ by 133 %" in note and "disturbed" in note   # 53.6 / 23.0 = 2.33
     # run 2: add 30.1, triad 29.6 (1.7 % apart): nothing to say
     assert stream_consistency_note(
         {"DRAM": {"triad": {"bytes_per_s": 29.6e9}, "add": {"bytes_per_s": 30.1e9}}}) is None
@@ -132,7 +132,7 @@ def test_profile_notes_quote_the_dram_figure_used_and_the_add_disagreement():
     notes = prof.measured.notes
     drift = next(n for n in notes if n.startswith("DRAM triad read 35 GB/s"))
     assert "the DRAM ceiling is the sweep's 35 GB/s" in drift
-    assert any("differ by 52%" in n for n in notes)            # 35.0 / 23.0 = 1.52
+    assert any("differ by 52 %" in n for n in notes)            # 35.0 / 23.0 = 1.52
 
 
 # --- F-H: NUMA nodes and first touch by the streaming thread --------------------------------
@@ -214,7 +214,7 @@ def test_smooth_l2_l3_curve_is_not_blamed_on_the_vm():
     # under (1.12)^2 = 1.254, so no step: the boundary could not be located
     assert not any("virtual machine" in n for n in notes)
     note = next(n for n in notes if n.startswith("L2:"))
-    assert "changes only 16% from L2 to L3" in note and "could not be located" in note
+    assert "changes only 16 % from L2 to L3" in note and "could not be located" in note
     assert "reports 1 MiB per thread" in note
 
 
@@ -231,7 +231,7 @@ def test_sweep_above_the_dram_roof_is_explained():
     # review run 2: DRAM 29.6 GB/s; k=4 ran 16.5 GFLOP/s at AI 0.5 = 33.0 GB/s (111 %)
     pts = [{"k": 1, "bytes_per_s": 27.9e9}, {"k": 4, "bytes_per_s": 33.0e9}]
     note = sweep_above_roof_note(pts, 29.6e9)
-    assert "k=4 reads 33 GB/s, 111% of the DRAM roof" in note
+    assert "k=4 reads 33 GB/s, 111 % of the DRAM roof" in note
     assert "up to 4/3 above the roof is expected" in note
     assert "not explained" in sweep_above_roof_note([{"k": 4, "bytes_per_s": 44e9}], 29.6e9)
     assert sweep_above_roof_note([{"k": 1, "bytes_per_s": 27.9e9}], 29.6e9) is None
@@ -247,7 +247,7 @@ def test_profile_says_why_a_sweep_point_sits_above_the_roof():
     assert "4/3" in prof.extras["intensity_sweep"]["byte_model"]
     fast = SweepPoint(4, 0.5, _rate(22e9))             # 44 GB/s: 44 / 39.47 = 111 %
     notes = _profile(dram=29.6e9, sweep=[fast]).measured.notes
-    assert any("111% of the DRAM (real traffic) ceiling (39.5 GB/s)" in n
+    assert any("111 % of the DRAM (real traffic) ceiling (39.5 GB/s)" in n
                and "not explained" in n for n in notes)
 
 
@@ -258,6 +258,6 @@ def test_gave_up_at_nominal_says_the_best_sample_reached_it():
     assert nominal == pytest.approx(48e9)
     w = prof.measured.find_compute("fp64", "vector").warnings
     assert not any("far low" in x for x in w)
-    assert any("best one still reached nominal (102%" in x for x in w)
+    assert any("best one still reached nominal (102 %" in x for x in w)
     low = _profile(fp64_rate=_rate(30e9, calibrated=False))     # 62 %: still far low
     assert any("far low" in x for x in low.measured.find_compute("fp64", "vector").warnings)

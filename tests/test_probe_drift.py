@@ -48,7 +48,7 @@ def test_a_steady_decline_warns_with_the_fall_and_the_sustained_rate():
     assert s.drop == pytest.approx(1 - 87.328 / 97.672, rel=1e-3)       # 10.6 %
     assert s.n == 10
     w = slowdown_warning("fp32 FMA", DECLINE, _gflops)
-    assert w == ("fp32 FMA: samples slowed during the run (last third 11% below the first): "
+    assert w == ("fp32 FMA: samples slowed during the run (last third 11 % below the first): "
                  "clock, power or thermal throttling, or other work that started meanwhile; "
                  "the figure is the best (burst) rate, the sustained one is 87.3 GFLOP/s")
 
@@ -57,7 +57,7 @@ def test_first_third_fast_last_third_fifteen_percent_slower():
     steps = [100e9] * 10 + [92.5e9] * 10 + [85e9] * 10
     s = slowdown(steps)
     assert s.drop == pytest.approx(0.15)
-    assert "last third 15% below the first" in slowdown_warning("fp64 peak", steps)
+    assert "last third 15 % below the first" in slowdown_warning("fp64 peak", steps)
     assert "sustained one is 8.5e+10/s" in slowdown_warning("fp64 peak", steps)
 
 
@@ -162,10 +162,10 @@ def test_cpu_probe_ceiling_warns_when_the_fake_clock_slows():
     assert fp64.value == pytest.approx(2e9 / 1.005)   # the figure stays the best sample
     slowed = [w for w in fp64.warnings if "slowed" in w]
     assert slowed == [f"fp64 peak: samples slowed during the run (last third "
-                      f"{1 - last / first:.0%} below the first): clock, power or thermal "
+                      f"{100 * (1 - last / first):.0f} % below the first): clock, power or thermal "
                       f"throttling, or other work that started meanwhile; the figure is the "
                       f"best (burst) rate, the sustained one is {fmt_rate(last, 'fp64')}"]
-    assert "last third 9% below" in slowed[0] and "1.77 GFLOP/s" in slowed[0]
+    assert "last third 9 % below" in slowed[0] and "1.77 GFLOP/s" in slowed[0]
 
 
 def test_cpu_probe_ceiling_with_a_steady_fake_clock_does_not():
@@ -220,8 +220,8 @@ def test_gpu_probe_on_the_cpu_device_warns_when_its_clock_slows(monkeypatch):
     slowed = [w for w in fp32.warnings if "slowed" in w]
     assert len(slowed) == 1
     assert slowed[0].startswith(f"fp32 vector: samples slowed during the run (last third "
-                                f"{1 - last / first:.0%} below the first)")
-    assert "16% below" in slowed[0]
+                                f"{100 * (1 - last / first):.0f} % below the first)")
+    assert "16 % below" in slowed[0]
     sustained = 2 * 96 ** 3 / 1e-4 * last
     assert slowed[0].endswith(f"the sustained one is {fmt_rate(sustained, 'fp32')}")
     dram = p.measured.find_memory("DRAM")

@@ -478,7 +478,7 @@ def test_int8_far_below_nominal_blames_the_library_path_not_the_machine():
     assert compute.startswith("far below nominal ('NVIDIA H200 SXM'): bf16 tensor 300 TFLOP/s")
     assert "int8" not in compute and "another process on the GPU" in compute
     assert int8.startswith("far below nominal ('NVIDIA H200 SXM'): int8 tensor 600 TOP/s = "
-                           "30% of 1.98 POP/s")
+                           "30 % of 1.98 POP/s")
     assert "Usual causes: PyTorch's int8 GEMM path (torch._int_mm runs cuBLASLt's default " \
            "algorithm with no workspace" in int8
     assert INT8_METHOD == ("torch._int_mm (cuBLASLt default algorithm and no workspace: a "

@@ -116,7 +116,7 @@ def test_parse_falls_back_to_the_aggregate_line():
 # --- the notes ----------------------------------------------------------------------------
 def test_busy_machine_note():
     notes = machine_load_notes(measure())
-    assert notes == ["other processes used 35% of the CPUs while the probe ran (and the load "
+    assert notes == ["other processes used 35 % of the CPUs while the probe ran (and the load "
                      "average was 3.1 on 2 CPUs before it started): measured ceilings read "
                      "low; rerun on a quiet machine"]
 
@@ -131,7 +131,7 @@ def test_quiet_machine_no_note():
 def test_steal_note():
     m = replace(measure(own=(times(0, 0), times(14.0, 0.0))), steal_share=0.08)
     notes = machine_load_notes(m)   # other 5 % (no busy note), steal 8 %
-    assert len(notes) == 1 and notes[0].startswith("the VM's host took 8% of the CPU time")
+    assert len(notes) == 1 and notes[0].startswith("the VM's host took 8 % of the CPU time")
 
 
 def test_spare_cpus_absorb_other_work():
@@ -143,7 +143,7 @@ def test_spare_cpus_absorb_other_work():
     assert m.contended_share == pytest.approx(0.3)
     assert machine_load_notes(m)[0].startswith(
         "other processes used 1.3 CPUs on average while the probe ran 1 thread on 2 CPUs, "
-        "30% of the CPUs its threads needed")
+        "30 % of the CPUs its threads needed")
 
 
 # --- without /proc/stat -------------------------------------------------------------------
@@ -199,7 +199,7 @@ def test_cli_warns_before_the_probe_and_repeats_the_note_with_json(monkeypatch, 
     out = capsys.readouterr()
     data = json.loads(out.out)
     assert data["extras"]["machine_load"]["other_cpu_share"] == pytest.approx(0.35)
-    assert "warning: other processes used 35% of the CPUs" in out.err
+    assert "warning: other processes used 35 % of the CPUs" in out.err
 
 
 def test_cli_quiet_start_no_warning_and_table_prints_the_note(monkeypatch, capsys):
@@ -211,7 +211,7 @@ def test_cli_quiet_start_no_warning_and_table_prints_the_note(monkeypatch, capsy
     assert main(["probe", "--quick", "-q"]) == 0
     out = capsys.readouterr()
     assert "warning" not in out.err
-    assert "note: other processes used 35% of the CPUs while the probe ran" in out.out
+    assert "note: other processes used 35 % of the CPUs while the probe ran" in out.out
 
 
 # --- in the profile -----------------------------------------------------------------------
@@ -220,7 +220,7 @@ def test_assembled_profile_carries_the_figures_and_the_note_first():
     ml = profile.extras["machine_load"]
     assert ml["other_cpu_share"] == pytest.approx(0.35) and ml["steal_share"] == 0.02
     assert ml["loadavg_1m_before"] == 3.1 and ml["notes"][0].startswith("other processes")
-    assert profile.measured.notes[0].startswith("other processes used 35%")
+    assert profile.measured.notes[0].startswith("other processes used 35 %")
     assert profile.measured.notes[1] == "an earlier note"
     # one core is "1 core", not "1 cores"
     assert "1 core @" in profile.nominal.name and "1 cores" not in profile.nominal.name

@@ -289,7 +289,7 @@ def test_cli_prints_the_scaling_table_and_saturation(monkeypatch, capsys, tmp_pa
     assert "DRAM saturates at" not in flat
     line = next(ln for ln in text.splitlines() if ln.strip().startswith("4 "))
     # DRAM's samples 40 and 36 GB/s: their range is 10.5 % of the median, above 5 %: "!"
-    assert line.split()[:7] == ["4", "40", "!", "10", "190", "47.5", "95%"]
+    assert line.split()[:8] == ["4", "40", "!", "10", "190", "47.5", "95", "%"]
     assert "!: its samples disagree by more than 5 %" in text
     saved = json.loads(out.read_text())
     assert saved["extras"]["scaling"]["counts"] == [1, 2, 4]

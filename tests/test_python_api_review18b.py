@@ -208,7 +208,7 @@ def test_an_llm_estimate_shows_tpot_ttft_and_tokens_per_s(t4):
     # docs/python.md §7: TPOT 6.512 ms, TTFT 19.1 ms, 153.6 tokens/s (1 / 6.512 ms)
     assert text.splitlines()[:3] == [
         "LLMResult: tinyllama-1.1b on 'NVIDIA T4' (nominal)",
-        "  decode  TPOT 6.51 ms at batch 1, 153.6 tokens/s (floor); 97% of it memory-bound",
+        "  decode  TPOT 6.51 ms at batch 1, 153.6 tokens/s (floor); 97 % of it memory-bound",
         "  prefill TTFT 19.1 ms"]
     assert len(text) < 2000   # the dataclass repr was ~150 kB
 

@@ -106,7 +106,7 @@ def test_bench_table_prints_the_copy_percent_of_bandwidth():
     console.print(zoo_table(analyze(ROOF, [COPY])))
     text = console.export_text()
     row = next(line for line in text.splitlines() if line.startswith("│ copy "))
-    assert "50%" in row and "1 TB/s" in row
+    assert "50 %" in row and "1 TB/s" in row
     assert ("copy: no FLOP, so achieved is the bytes/s it moved and % of roof is of the DRAM "
             "bandwidth ceiling") in text
 

@@ -38,17 +38,17 @@ def test_probe_table_has_resid_column_flagged_past_25_percent():
     prof = SimpleNamespace(extras=_extras(AR, good),
                            measured=SimpleNamespace(memory=(), compute=(), notes=()))
     rows = summary_rows(prof)
-    assert rows[0][4] == "49% !"     # 0.49 > 0.25
-    assert rows[1][4] == "10%"       # 0.10 <= 0.25: no flag
+    assert rows[0][4] == "49 % !"     # 0.49 > 0.25
+    assert rows[1][4] == "10 %"       # 0.10 <= 0.25: no flag
     said = " ".join(notes(prof))
-    assert "all-reduce 49%" in said and "all-gather" not in said
+    assert "all-reduce 49 %" in said and "all-gather" not in said
 
 
 def test_fit_doubt_carried_to_the_links_that_use_it():
     link = link_from_profile(_extras(AR))
-    assert "! the fit misses its own samples by up to 49%" in link.source
+    assert "! the fit misses its own samples by up to 49 %" in link.source
     p2p = link_from_p2p(P2P, "loopback")
-    assert "up to 67%" in p2p.source
+    assert "up to 67 %" in p2p.source
     # a fit within 25 % of its samples says nothing
     quiet = link_from_profile(_extras(_entry("all_reduce", 424.3e-6, 0.962e9, 0.2)))
     assert "misses" not in quiet.source

@@ -189,7 +189,7 @@ def test_a_thread_row_flags_levels_out_of_order_and_noisy_samples():
     # DRAM median 6.35 is 20.6 % below the best 8.0: flagged, and its real traffic with it
     dram = roof.find_memory("DRAM").warnings
     assert len(dram) == 1 and dram[0].startswith("DRAM bandwidth (1 thread row): samples "
-                                                   "vary") and "20.6% below the best" in dram[0]
+                                                   "vary") and "20.6 % below the best" in dram[0]
     real = roof.find_memory(REAL_TRAFFIC)
     assert real.value == pytest.approx(8 * GB * 4 / 3) and real.warnings == dram
     fp64 = roof.find_compute("fp64").warnings

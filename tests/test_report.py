@@ -202,7 +202,7 @@ def test_cpu_report_reads_as_a_cpu():
     assert "Machine: a CPU (AVX-512, AVX2, FMA, AVX512-BF16); caches L1 32 KiB, L2 1 MiB, " \
            "L3 32 MiB (L1/L2 per core)" in md
     assert "- **Kernel note**: numpy ufuncs run on one thread" in md
-    assert "Measured ceilings whose samples spread more than 5% (IQR / median): " \
+    assert "Measured ceilings whose samples spread more than 5 % (IQR / median): " \
            "DRAM bandwidth" in md
     low = md.lower()
     for gpu_word in ("cuda", "tensor core", "occupancy", "coalesce", "warp"):
@@ -234,7 +234,7 @@ def test_disturbed_probe_and_points_above_the_roof_are_called_out():
     # 70-90 % of seed 004 is a GPU datasheet's; session 9)
     assert "Measured ceilings far below nominal (a quiet probe reaches 85-100 % (nominal " \
            "at the clock measured in this run) of a nominal compute peak): " \
-           "fp64 vector peak 11%" in md
+           "fp64 vector peak 11 %" in md
     assert "| 0.13x (above roof) |" in md
     assert "the measured roof is too low" in md          # the above_roof finding's first cause
     assert "none: it runs 7.52x faster than its roof allows" in md

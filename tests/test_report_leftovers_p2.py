@@ -163,7 +163,7 @@ def test_a_peak_at_62_percent_is_said_and_marked_low(tmp_path):
     diags = diagnose(analysis, machine_for(analysis, profile))
     care = trust_warnings(diags, profile, analysis.notes, analysis.kernels)
     # 40 of 65 TFLOP/s = 61.5 %: seed 000 §3.2's 60-70 % symptom, said once
-    low = [w for w in care if "fp16 tensor 40 TFLOP/s = 62% of 65 TFLOP/s" in w]
+    low = [w for w in care if "fp16 tensor 40 TFLOP/s = 62 % of 65 TFLOP/s" in w]
     assert len(low) == 1 and "seed 000 §3.2" in low[0]
     rows = {r[0]: r for r in record_rows(analysis, profile, diags=diags)}
     assert rows["fp16 tensor peak"][3] == "62 % (low)"

@@ -213,7 +213,7 @@ def test_the_load_note_is_said_once_in_the_terminal_report():
     assert "It makes the advice for 2 kernel(s) uncertain (marked 'uncertain (loaded " \
            "probe, see top)' there)." in text
     assert "uncertain (loaded probe, see top)" in text.split(LOAD_NOTE)[1]
-    assert "the roof's probe shared the machine (60% other load; see top)" in text
+    assert "the roof's probe shared the machine (60 % other load; see top)" in text
 
 
 def test_the_load_note_is_said_once_in_markdown_and_html():

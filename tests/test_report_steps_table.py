@@ -173,4 +173,4 @@ def test_latest_step_under_one_percent_is_not_zero(tmp_path, capsys):
     lines = step_findings(analyze(slow, ks))
     last = next(ln for ln in lines if ln.startswith("Latest step"))
     # 1e9 FLOP in 0.1 s = 10 GFLOP/s; attainable at AI 10: 1e14 -> 0.01 %
-    assert "at 0.01% of its roof" in last and "10000x is left" in last
+    assert "at 0.01 % of its roof" in last and "10000x is left" in last

@@ -126,7 +126,7 @@ def test_measured_above_nominal_is_flagged_on_the_ceiling_and_the_roof_line(tmp_
     folder = _workload(tmp_path, rows=(above,))
     roof = load_roofline_csv(str(folder / "roofline.csv"))
     (warning,) = roof.bandwidth("DRAM").warnings
-    assert "above the nominal 5.3 TB/s of 'AMD Instinct MI300X' (104%)" in warning
+    assert "above the nominal 5.3 TB/s of 'AMD Instinct MI300X' (104 %)" in warning
     assert main(["rocprof", str(folder / "pmc_perf.csv"), "--on",
                  str(folder / "roofline.csv"), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -166,10 +166,10 @@ def test_f4_steps_without_on_say_relative_and_no_gap_to_the_roof(capsys):
     assert main(["report", *files]) == 0
     out = _flat(capsys.readouterr().out)
     # output7: 85.73 / 88.92 GFLOP/s (output5's best) = 96 % of the best here
-    assert "Latest step (output7): 96% of the best these kernels reached" in out
+    assert "Latest step (output7): 96 % of the best these kernels reached" in out
     assert "left to the roof" not in out
     assert "compute-bound relative to the best here (no roof: give --on)" in out
     # on the GPU's own roof the classes stand (output3 at 56 % of fp64: compute)
     assert main(["ncu", files[3], "--on", str(_gpp("output1.ncu-rep"))]) == 0
     dram = next(r for r in capsys.readouterr().out.splitlines() if "DRAM" in r and "%" in r)
-    assert "56%" in dram and "compute" in dram and "relative" not in dram
+    assert "56 %" in dram and "compute" in dram and "relative" not in dram

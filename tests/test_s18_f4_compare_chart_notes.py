@@ -30,5 +30,5 @@ def test_compare_chart_names_above_roof_point_and_keeps_shared_names(tmp_path, c
     line = next(ln for ln in err.splitlines() if "above the roof" in ln)
     # 3.35e9 / 4.1875e-5 s = 80.0 TFLOP/s over the fp32 vector 67 TFLOP/s: 119 %
     assert line.startswith("warning: 1 point(s) above the roof that judges them: hot (after")
-    assert "119% of fp32 vector 67 TFLOP/s" in line
+    assert "119 % of fp32 vector 67 TFLOP/s" in line
     assert "cold" not in line

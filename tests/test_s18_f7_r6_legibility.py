@@ -38,7 +38,7 @@ def test_bench_table_formats_percent_and_ratios_as_every_other_table():
     text = _render(zoo_table(analyze(roof, kernels)))
     slow = next(line for line in text.splitlines() if "slow" in line)
     huge = next(line for line in text.splitlines() if "huge" in line)
-    assert "0.07%" in slow and " 0% " not in slow           # was '0%'
+    assert "0.07 %" in slow and " 0 % " not in slow           # was '0%'
     assert "1430x" in slow and "1428.57x" not in slow
     # fmt_factor's rule from 10: whole numbers, exponent form only from 1e9 (units.fmt_times)
     assert "2500000x" in huge and "2500000.00x" not in huge  # was '2500000.00x', then '2.5e+06x'

@@ -58,14 +58,14 @@ def test_a_16_kb_dot_above_the_dram_roof_is_blamed_on_the_l1_not_the_roof():
     # was: "the measured roof is too low: the probe ran while other work shared the machine"
     assert f.causes[0] == ("the working set (16 kB per call) fits in the L1 (32.8 kB), so "
                            "repeated calls are served from it, not from DRAM; its 16 GB/s is "
-                           "40% of the L1 ceiling 40 GB/s, so the roof is not the low side")
+                           "40 % of the L1 ceiling 40 GB/s, so the roof is not the low side")
     assert f.causes[1].startswith("the measured roof is too low")   # kept, second
 
 
 def test_a_dot_faster_than_even_its_cache_does_not_clear_the_roof():
     # 16e6 B in 0.2 ms = 80 GB/s: 200 % of the L1's 40 GB/s
     f = _above(_dot(1000, 1000, 2e-4))["above_roof"]
-    assert f.causes[0].endswith("its 80 GB/s is 200% of the L1 ceiling 40 GB/s")
+    assert f.causes[0].endswith("its 80 GB/s is 200 % of the L1 ceiling 40 GB/s")
 
 
 def test_a_dot_larger_than_every_cache_keeps_the_roof_first():
@@ -95,7 +95,7 @@ def test_report_of_a_timed_16_kb_dot_leads_with_the_l1(tmp_path, capsys, monkeyp
     likely = out[out.index("likely:", head):][:200]
     assert likely.startswith("likely: the working set (16 kB per call) fits in the L1 "
                              "(32.8 kB), so repeated calls are served from it, not from DRAM; "
-                             "its 16 GB/s is 40% of the L1 ceiling 40 GB/s")
+                             "its 16 GB/s is 40 % of the L1 ceiling 40 GB/s")
 
 
 # --- r8 F5: analyze() notes the thread count, the report says it once ------------------------

@@ -151,7 +151,7 @@ def test_fma_peak_is_flop_over_the_fastest_scripted_sample(fake_kernels):
     assert got.rate.best == pytest.approx(work * REPS / SAMPLE, rel=1e-12)   # factor 1.0
     assert got.rate.median == pytest.approx(work * REPS / (1.125 * SAMPLE), rel=1e-12)
     # median 1/1.125 of the best: 11.1 % below it -> noisy
-    assert "median 11.1% below the best" in got.rate.warning("fp64 peak")
+    assert "median 11.1 % below the best" in got.rate.warning("fp64 peak")
     assert ("par_run", K.ERT, 2, FMA_PER_CALL, 1, n, REPS, 2) in clock.log
     assert got.precision == "fp64" and "value = best sample" in got.method
 
@@ -175,7 +175,7 @@ def test_a_falling_fma_peak_warns_with_the_sustained_rate(fake_kernels):
     ceiling = _measured(got.rate, got.method, "fp64 peak", precision="fp64")
     assert ceiling.value == pytest.approx(work * REPS / SAMPLE, rel=1e-12)
     slowed = [w for w in ceiling.warnings if "slowed" in w]
-    assert len(slowed) == 1 and "last third 20% below the first" in slowed[0]
+    assert len(slowed) == 1 and "last third 20 % below the first" in slowed[0]
 
 
 # --- measure_clock -------------------------------------------------------------------

@@ -66,7 +66,7 @@ def test_a_kernel_under_the_scalar_ceiling_is_told_to_vectorise_for_4x(unit, shr
                         "to 4.00x (SIMD; the fp64 vector / scalar ceiling)")
     assert a.detail == ("it reaches 20 GFLOP/s, at or under the measured fp64 scalar ceiling "
                         "(25 GFLOP/s, one lane, no SIMD); the fp64 vector one is 100 GFLOP/s")
-    assert "keeping the 80% of the scalar ceiling it reaches now" in a.assumption
+    assert "keeping the 80 % of the scalar ceiling it reaches now" in a.assumption
     # the generic 'vectorise with FMA on every core' would repeat it at the same 4x
     assert not [b for b in items if b.action.startswith("vectorise with FMA")]
 

@@ -114,7 +114,7 @@ def test_a_recurrence_under_half_the_scalar_ceiling_is_told_both_causes():
                         "vector / scalar ceiling)")
     # 1.33 GFLOP/s is 10.3 % of 12.9 (digits kept off the 10 % line, sides.py): the chain is
     # the likelier cause (its -O3 build: 1.00x)
-    assert "at 10.3% of the scalar ceiling, under half of it, one dependency chain is the " \
+    assert "at 10.3 % of the scalar ceiling, under half of it, one dependency chain is the " \
            "likelier cause" in a.detail
     assert "vectorising alone does not help it" in a.detail
     assert "scalar FMAs (vfmadd...sd) and no packed ones (vfmadd...pd)" in a.assumption
@@ -125,7 +125,7 @@ def test_a_packed_one_chain_loop_reads_the_chain_as_likelier():
     # vchain_kv: packed ymm FMAs, one chain, 6.20 GFLOP/s = 48 % of 12.9 (8 chains: 4.4x)
     _, items = _advice(_p1(), VCHAIN_KV)
     [a] = _vectorise(items)
-    assert "at 48% of the scalar ceiling, under half of it" in a.detail
+    assert "at 48 % of the scalar ceiling, under half of it" in a.detail
 
 
 def test_fp32_names_ps_and_ss_not_pd():
@@ -156,7 +156,7 @@ def test_a_scalar_loop_at_half_its_scalar_ceiling_leads_with_vectorise():
     p, items = _advice(_p1(), HORNER32_KSN)
     assert p.bound == "latency"   # placement unchanged: 6.68 of 103.2 is 6.5 %
     assert items[0].action.startswith("not vectorised, or one dependency chain?")
-    assert "at 52% of its scalar ceiling it is held by its scalar FMA issue, not by " \
+    assert "at 52 % of its scalar ceiling it is held by its scalar FMA issue, not by " \
            "latency" in items[0].detail
     # its bytes are at L1: nothing to block; the old lead was "block for cache: 12.29x"
     assert not [a for a in items if a.action.startswith("block for cache")]

@@ -94,7 +94,7 @@ def test_a_4_decimal_metric_time_with_few_digits_gets_a_note(tmp_path):
     (k,) = load_likwid(_write(tmp_path, "run.csv", WHOLE_RUN)).kernels
     assert k.seconds == 0.0012 and k.bytes == {"DRAM": 149_120.0}
     (note,) = [n for n in k.meta["notes"] if "4 decimals" in n]
-    assert note.startswith("the time from 'Runtime (RDTSC) [s]' = 0.0012") and "+-4%" in note
+    assert note.startswith("the time from 'Runtime (RDTSC) [s]' = 0.0012") and "+-4 %" in note
 
 
 def test_a_4_decimal_volume_metric_with_few_digits_gets_a_note(tmp_path):
@@ -104,7 +104,7 @@ def test_a_4_decimal_volume_metric_with_few_digits_gets_a_note(tmp_path):
     (k,) = load_likwid(_write(tmp_path, "vol.csv", text)).kernels
     assert k.bytes == {"DRAM": 1e5}
     assert any(n.startswith("DRAM bytes from 'Memory data volume [GBytes]' = 0.0001") and
-               "+-50%" in n for n in k.meta["notes"])
+               "+-50 %" in n for n in k.meta["notes"])
 
 
 def test_zen3_channels_from_raw_counts_not_the_4_decimal_metric(tmp_path):

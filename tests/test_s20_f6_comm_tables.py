@@ -49,7 +49,7 @@ def test_fit_note_is_in_the_profiles_notes():
     worst = prof.extras["comm"]["collectives"][0]["fit"]["max_rel_residual"]
     assert worst == pytest.approx(0.52, abs=0.005)
     said = [n for n in prof.measured.notes if n.startswith("alpha/beta fits")]
-    assert len(said) == 1 and "(resid !): all-reduce 52%;" in said[0]
+    assert len(said) == 1 and "(resid !): all-reduce 52 %;" in said[0]
 
 
 def test_json_run_says_the_fit_note_on_stderr(monkeypatch, tmp_path, capsys):
@@ -61,10 +61,10 @@ def test_json_run_says_the_fit_note_on_stderr(monkeypatch, tmp_path, capsys):
         monkeypatch.delenv(key, raising=False)
     assert probe_comm.run(2, "quick", str(tmp_path / "c.json"), json_out=True) == 0
     captured = capsys.readouterr()
-    assert "warning: alpha/beta fits that miss their own median times by more than 25% " \
-           "at some size (resid !): all-reduce 52%" in " ".join(captured.err.split())
+    assert "warning: alpha/beta fits that miss their own median times by more than 25 % " \
+           "at some size (resid !): all-reduce 52 %" in " ".join(captured.err.split())
     written = json.loads((tmp_path / "c.json").read_text())
-    assert sum("all-reduce 52%" in n for n in written["measured"]["notes"]) == 1
+    assert sum("all-reduce 52 %" in n for n in written["measured"]["notes"]) == 1
 
 
 def test_time_per_call_table_by_size():

@@ -74,10 +74,10 @@ def test_f1_host_to_device_copy_is_off_the_dram_roof_and_judged_on_the_host_link
     note = next(n for n in imp.notes if n.startswith("host<->device copies"))
     # 4,194,304 B / 350 us = 11.98 GB/s (kineto's own figure); PCIe Gen5 x16 = 63 GB/s per
     # direction, 19 %; 350 of the 490 us of op time = 71.4 %
-    assert "(71.4% of op time, not drawn:" in note
+    assert "(71.4 % of op time, not drawn:" in note
     assert "the NVIDIA H100 SXM's PCIe Gen5 x16 at 63 GB/s per direction" in note
     assert ("1 x Memcpy HtoD (Pageable -> Device), 350 us (launched by aten::copy_ 350 "
-            "us), 4.19 MB at 12 GB/s = 19% of the link") in note
+            "us), 4.19 MB at 12 GB/s = 19 % of the link") in note
     assert "pin_memory=True" in note
     # the shares stay of all op time: mm 100 of 490 us
     mm = by_name["aten::mm [1024x1024, 1024x1024]"]
@@ -94,7 +94,7 @@ def test_f1_report_predicts_no_hbm_speed_up_for_the_copy(tmp_path, capsys):
     got = [(k["name"], round(k["seconds"] * 1e6, 6)) for k in out["kernels"]]
     assert got == [("aten::mm [1024x1024, 1024x1024]", 100.0),
                    ("aten::copy_ [1024x1024, 1024x1024]", 40.0)]   # the DtoD copy only
-    assert any(n.startswith("host<->device copies (71.4% of op time") for n in out["notes"])
+    assert any(n.startswith("host<->device copies (71.4 % of op time") for n in out["notes"])
 
 
 CONV_IN = [[8, 3, 64, 64], [16, 3, 3, 3], [16], [], [], [], [], [], []]
@@ -209,7 +209,7 @@ def test_f5_ops_without_shapes_are_not_called_formula_less(tmp_path):
     assert "aten::mm with inputs []: no input shapes recorded ('Input Dims')" in skips
     note = next(n for n in imp.notes if "of op time" in n)
     # 50 of 150 us
-    assert note == ("33.3% of op time is in ops not counted (not drawn; aten::mm recorded "
+    assert note == ("33.3 % of op time is in ops not counted (not drawn; aten::mm recorded "
                     "without shapes or dtypes its formula can use: see the warnings): "
                     "aten::mm 50 us")
 

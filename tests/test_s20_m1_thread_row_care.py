@@ -35,7 +35,7 @@ def test_the_whole_run_at_half_its_nominal_dram_is_still_flagged(files, capsys):
     # 20 / 40 = 50 %, under the 60 % bandwidth floor, still a disturbed probe
     care, _ = _care(capsys, ["report", files(2), "--on", "p.json"])
     (line,) = [w for w in care if w.startswith(DISTURBED)]
-    assert "DRAM bandwidth 50%" in line
+    assert "DRAM bandwidth 50 %" in line
 
 
 def test_the_writer_and_the_reader_share_one_text(files, capsys, monkeypatch):

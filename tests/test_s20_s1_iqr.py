@@ -47,20 +47,20 @@ def test_the_reports_noisy_finding_uses_the_same_quartiles():
     k = Kernel("k", flop=1e9, seconds=0.06, samples=(0.06, 0.06, 0.12, 0.06, 0.06))
     f = check_noisy(k)
     assert f.severity == "info"
-    assert "the middle half spans 0% (IQR / median); a few outliers" in f.message
+    assert "the middle half spans 0 % (IQR / median); a few outliers" in f.message
     # and it is the same function as the timer's: 1..8 -> (6.25 - 2.75) / 4.5 = 7/9
     k8 = Kernel("k8", flop=1e9, seconds=4.5, samples=tuple(float(i) for i in range(1, 9)))
-    assert "the middle half spans 78% (IQR / median)" in check_noisy(k8).message
+    assert "the middle half spans 78 % (IQR / median)" in check_noisy(k8).message
 
 
 def test_under_four_samples_the_figure_is_called_the_range():
     st = summarize([1.0, 1.0, 1.3])
     assert st.iqr_rel == pytest.approx(0.3)       # (1.3 - 1.0) / 1.0: the full range
     w = times_warning("k", st)
-    assert "full range of the 3 samples 30% of the median" in w
+    assert "full range of the 3 samples 30 % of the median" in w
     assert "interquartile" not in w
     # from 4 samples up it is the IQR: 1, 1, 1, 1.1, 1.2 -> Q1 1.0, Q3 1.1, median 1.0
-    assert "(interquartile range 10% of the median" in times_warning(
+    assert "(interquartile range 10 % of the median" in times_warning(
         "k", summarize([1.0, 1.0, 1.0, 1.1, 1.2]))
 
 

@@ -41,7 +41,7 @@ def test_a_long_warm_up_is_left_out_and_the_steady_time_reported(slow_calls):
     (f,) = check_timing(k)
     assert (f.check, f.severity) == ("slow_runs", "info")
     assert f.message.startswith("15 first timing samples left out: the first 15 timing "
-                                "samples sped up (the last third's calls took 50% less "
+                                "samples sped up (the last third's calls took 50 % less "
                                 "time than the first's: 2 ms -> 1 ms)")
 
 

@@ -39,7 +39,7 @@ def test_the_last_samples_slower_say_load_changed(slow):
     k = _time(lambda i: 96e-3 if i >= start else 60e-3)   # + 60 % from sample 10 - slow
     assert k.seconds == pytest.approx(60e-3)                # the median: the earlier state
     assert len(k.samples) == 9 and "warmup_samples_left_out" not in k.meta
-    assert (f"k: the last {slow} of 9 timing samples are 60% slower than the ones before "
+    assert (f"k: the last {slow} of 9 timing samples are 60 % slower than the ones before "
             f"(60 ms -> 96 ms): load changed during the run (other work started, a clock "
             f"came down), not warm-up; the time is the median of all 9, the earlier "
             f"state's; rerun on a quiet machine") in k.meta["warning"]
@@ -65,7 +65,7 @@ def test_twelve_samples_the_last_two_up_60_percent():
     more = _fake([xs])
     t, meta, warning = steady_timing("k", more(None), more)
     assert t.samples == xs and meta == {}                   # not extended, not re-timed
-    assert warning.startswith("k: the last 2 of 12 timing samples are 61% slower than "
+    assert warning.startswith("k: the last 2 of 12 timing samples are 61 % slower than "
                               "the ones before (1 s -> 1.61 s)")
     assert late_slowdown(xs) == (2, 1.0, 1.61)
 

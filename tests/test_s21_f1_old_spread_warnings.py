@@ -81,11 +81,11 @@ def test_old_spread_warnings_restated_by_todays_rule():
     assert got["L2"].warnings == ()
     # one spread per ceiling, today's: the warning's figure is iqr_rel's
     assert round(got["L3"].iqr_rel, 3) == 0.459
-    assert got["L3"].warnings == (_old("L3 bandwidth", "45.9%", "71.2%"),)
-    assert got["DRAM"].warnings == (_old("DRAM bandwidth", "19.6%", "7.1%"),)
+    assert got["L3"].warnings == (_old("L3 bandwidth", "45.9 %", "71.2 %"),)
+    assert got["DRAM"].warnings == (_old("DRAM bandwidth", "19.6 %", "7.1 %"),)
     # the inherited DRAM warning speaks of DRAM's samples; the other note stays as stored
     assert got["DRAM (real traffic)"].warnings == (
-        _old("DRAM bandwidth", "19.6%", "7.1%"),
+        _old("DRAM bandwidth", "19.6 %", "7.1 %"),
         "DRAM (real traffic): the probe was disturbed between kernels")
 
 
@@ -93,7 +93,7 @@ def test_other_warnings_and_todays_warnings_kept_as_written():
     prof = _profile()
     # a warning today's probe wrote (probe.stats.rates_warning) reads back the same
     today = rates_warning("L3 bandwidth", L3)
-    assert "45.9%" in today
+    assert "45.9 %" in today
     prof["measured"]["memory"][1]["warnings"] = [today]
     roof = profile_from_dict(prof).measured
     assert _by_level(roof)["L3"].warnings == (today,)
@@ -116,7 +116,7 @@ def test_thread_row_keeps_no_stored_spread_beside_its_own():
     assert [w for w in row["L2"].warnings if "samples vary" in w] == []
     (only,) = [w for w in row["L3"].warnings if "samples vary" in w]
     assert only.startswith("L3 bandwidth (1 thread row): samples vary (interquartile "
-                           "range 45.9% of the median, median 71.2% below the best)")
+                           "range 45.9 % of the median, median 71.2 % below the best)")
 
 
 def test_report_json_of_an_old_profile(tmp_path, capsys):
@@ -127,5 +127,5 @@ def test_report_json_of_an_old_profile(tmp_path, capsys):
     assert main(["report", str(kernels), "--on", str(prof), "--json"]) == 0
     memory = {c["level"]: c for c in json.loads(capsys.readouterr().out)["roof"]["memory"]}
     assert "warnings" not in memory["L2"]
-    assert memory["L3"]["warnings"] == [_old("L3 bandwidth", "45.9%", "71.2%")]
+    assert memory["L3"]["warnings"] == [_old("L3 bandwidth", "45.9 %", "71.2 %")]
     assert round(memory["L3"]["iqr_rel"], 3) == 0.459

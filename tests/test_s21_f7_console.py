@@ -42,7 +42,7 @@ def test_columns_zero_still_prints_the_report_table(capsys, plain_env):
     rc, out, _ = _run(capsys, "report", K_JSON, "--on", "t4")
     assert rc == 0
     # old code: rich took COLUMNS=0 as the width and printed 0 bytes
-    assert "gemm_ai190" in out and "62% of roof" in out
+    assert "gemm_ai190" in out and "62 % of roof" in out
     # laid out as a pipe is (COLUMNS 0 counts as unset): no line past PIPE_WIDTH
     assert max(len(line) for line in out.splitlines()) <= 160
 

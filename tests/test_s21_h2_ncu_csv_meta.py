@@ -61,7 +61,7 @@ def test_ncu_rep_csv_reads_back_with_the_same_advice(capsys, tmp_path):
     main_k = _advice(back, "sigma_gpp_gpu_34")
     # this recording's FMA share of fp64 add/mul/fma: s = 0.4597, (1 + 0.46) / 2 = 73 %
     raise_occ = next(a for a in main_k["advice"] if a["action"].startswith("raise occupancy"))
-    assert "reach 73% of the roof (the no-FMA ceiling" in raise_occ["assumption"]
+    assert "reach 73 % of the roof (the no-FMA ceiling" in raise_occ["assumption"]
     red = _advice(back, "sigma_gpp_gpu_34_gpu__red")
     # old: memory-bound, "coalesce accesses" first: 4 blocks on 24 SMs is 4 / 24 = 17 %
     assert red["bound"] == "latency"
@@ -84,7 +84,7 @@ def test_ncu_csv_export_reads_back_with_its_fma_ceiling(capsys, tmp_path):
         "flop_fp64"]
     words = json.dumps(_advice(back, "sigma_gpp_gpu_34"))
     # s = 0.508 (this export's counts): (1 + 0.51) / 2 = 75 % (old: no FMA words at all)
-    assert "this mix tops out at (1 + 0.51) / 2 = 75% of the peak" in words
+    assert "this mix tops out at (1 + 0.51) / 2 = 75 % of the peak" in words
 
 
 ROOF = Roof(name="gpu", compute=[Ceiling(1e13, precision="fp32")],
@@ -137,9 +137,9 @@ def test_kernel_file_on_a100_gets_the_wave_bound(capsys, tmp_path):
     check = _advice(doc, "gemm_1024")["advice"][0]
     assert check["action"].startswith("check that it runs on tensor cores")
     # 1024 x 1024 in 128 x 128 tiles: 64 tiles, one wave on 108 SMs fills 64 / 108 = 59 %
-    assert "64 output tiles of 128x128 on 108 SMs (catalog: --on A100) keep 59%" in \
+    assert "64 output tiles of 128x128 on 108 SMs (catalog: --on A100) keep 59 %" in \
         check["detail"]
-    assert "reach 47% of the roof (80% x the tile bound)" in check["assumption"]
+    assert "reach 47 % of the roof (80 % x the tile bound)" in check["assumption"]
     # 2.147 GFLOP at 0.8 x 64/108 of 312 TFLOP/s, plus the 5 us launch floor (old: 37.56x
     # at 80 % of the peak, no wave bound)
     new = 2.147483648e9 / (312e12 * 0.8 * 64 / 108) + 5e-6

@@ -39,15 +39,15 @@ def below():
 def test_a_kernel_at_95_percent_gets_no_launch_cure(below):
     w = below["softmax_95"]
     assert MOSTLY not in w
-    assert "little to close: it runs at 95% of the roof" in w
-    assert "runs at 95% (launches in the time: none) to 98% (all 5 us)" in w
+    assert "little to close: it runs at 95 % of the roof" in w
+    assert "runs at 95 % (launches in the time: none) to 98 % (all 5 us)" in w
 
 
 def test_the_capped_launch_share_gives_a_range_not_100_percent(below):
     w = below["gemv_decode"]
-    assert MOSTLY not in w and "little to close: it runs at 80% of the roof" in w
+    assert MOSTLY not in w and "little to close: it runs at 80 % of the roof" in w
     assert "explains up to 2.48 us" in w
-    assert "the work itself runs at 80% (launches in the time: none) to 100%" in w
+    assert "the work itself runs at 80 % (launches in the time: none) to 100 %" in w
 
 
 def test_half_the_gap_names_both_causes(below):
@@ -55,7 +55,7 @@ def test_half_the_gap_names_both_causes(below):
     assert MOSTLY not in w
     assert "launch overhead (up to 5 us of the 9.61 us gap" in w
     assert "enough bytes in flight close the rest" in w
-    assert "20% (launches in the time: none) to 34% (all 5 us)" in w
+    assert "20 % (launches in the time: none) to 34 % (all 5 us)" in w
 
 
 def test_most_of_the_gap_is_still_mostly_launch(below):

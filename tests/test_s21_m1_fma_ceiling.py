@@ -55,8 +55,8 @@ def test_the_compute_cure_names_the_no_fma_ceiling():
     roof, _ = catalog_roof("L4")
     (d,) = diagnose(analyze(roof, [k]))
     words = d.distances[0].words
-    assert ("FMA share 60% of fp64 add/mul/fma instructions: this mix tops out at "
-            "(1 + 0.60) / 2 = 80% of the peak (the no-FMA ceiling") in words
+    assert ("FMA share 60 % of fp64 add/mul/fma instructions: this mix tops out at "
+            "(1 + 0.60) / 2 = 80 % of the peak (the no-FMA ceiling") in words
     # none for an all-FMA mix, a tensor-core kernel or a share that is no fraction
     assert mix_words({"fma_share": {"fp64": 0.95}}, "fp64", "vector") == ""
     assert mix_words({"fma_share": {"fp16": 0.1}}, "fp16", "tensor") == ""

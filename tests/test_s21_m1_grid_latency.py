@@ -33,7 +33,7 @@ def test_four_blocks_on_24_sms_is_latency_with_the_grid_as_its_reason():
     assert d.bound == "latency"
     assert d.evidence.startswith("grid of 4 blocks x 256 threads on 24 SMs: 17 % of SMs get a "
                                  "block (fewer blocks than half the SMs)")
-    assert "(< 10%)" not in d.evidence
+    assert "(< 10 %)" not in d.evidence
 
 
 @pytest.mark.parametrize("grid,sms", [("(12, 1, 1)", 24), ("(2, 2, 4)", 24),

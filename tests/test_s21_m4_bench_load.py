@@ -17,7 +17,7 @@ from rooflab.probe.cpu.load import LoadSources
 # 2 CPUs at 100 ticks/s, 10 s apart, bench's own CPU time 2 s. Busy: each CPU's user time
 # grows 950 ticks, 19 s of busy CPU time; other = 19 - 2 = 17 s of 10 s x 2 CPUs = 85 %.
 # Quiet: 105 ticks each, 2.1 s busy; other = 0.1 s of 20 s = 0.5 % (below the 10 % rule).
-BUSY_NOTE = ("other processes used 85% of the CPUs while bench ran (and the load average "
+BUSY_NOTE = ("other processes used 85 % of the CPUs while bench ran (and the load average "
              "was 11.2 on 2 CPUs before it started): timed kernels read slow; rerun on a "
              "quiet machine")
 
@@ -135,7 +135,7 @@ def test_busy_bench_kernel_on_a_roof(busy, roof_file, capsys):
                  "--on", roof_file, "--json"]) == 0
     out = capsys.readouterr()
     note = ("other processes used 1.7 CPUs on average while bench ran 1 thread on 2 CPUs, "
-            "70% of the CPUs its threads needed (and the load average was 11.2 on 2 CPUs "
+            "70 % of the CPUs its threads needed (and the load average was 11.2 on 2 CPUs "
             "before it started): timed kernels read slow; rerun on a quiet machine")
     load = json.loads(out.out)["machine_load"]
     assert load["notes"] == [note] and load["threads"] == 1

@@ -111,8 +111,8 @@ def test_gpp_report_names_the_no_fma_ceiling(capsys, tmp_path):
     (k, red) = doc["kernels"]
     assert k["meta"]["fma_share"] == {"fp64": pytest.approx(SHARE1)}
     assert red["meta"]["fma_share"] == {"fp64": 0.0}
-    said = ("FMA share 46% of fp64 add/mul/fma instructions: this mix tops out at "
-            "(1 + 0.46) / 2 = 73% of the peak (the no-FMA ceiling")
+    said = ("FMA share 46 % of fp64 add/mul/fma instructions: this mix tops out at "
+            "(1 + 0.46) / 2 = 73 % of the peak (the no-FMA ceiling")
     assert said in _below_roof_words(doc, "sigma_gpp_gpu_34")
     # read back from `ncu -o k.json`, meta.fma_share and the words stay
     out = tmp_path / "k.json"
@@ -128,8 +128,8 @@ def test_gpp_csv_step_share_0_598_on_an_l4(capsys):
     (k,) = doc["kernels"]
     assert k["meta"]["fma_share"]["fp64"] == pytest.approx(SHARE0)
     assert SHARE0 == pytest.approx(0.59785, abs=1e-5)
-    assert ("FMA share 60% of fp64 add/mul/fma instructions: this mix tops out at "
-            "(1 + 0.60) / 2 = 80% of the peak") in _below_roof_words(doc, "sigma_gpp_gpu_29")
+    assert ("FMA share 60 % of fp64 add/mul/fma instructions: this mix tops out at "
+            "(1 + 0.60) / 2 = 80 % of the peak") in _below_roof_words(doc, "sigma_gpp_gpu_29")
 
 
 def test_a_csv_fma_share_column_stands_for_the_meta(capsys, tmp_path):
@@ -141,5 +141,5 @@ def test_a_csv_fma_share_column_stands_for_the_meta(capsys, tmp_path):
         w.writerow(["name", "flop", "precision", "bytes", "seconds", "fma_share_fp64"])
         w.writerow(["gpp", "1963.8e9", "fp64", "132e9", "22.77", f"{SHARE0!r}"])
     doc = json_of(capsys, ["report", str(path), "--on", "L4", "--json"])
-    assert ("FMA share 60% of fp64 add/mul/fma instructions: this mix tops out at "
-            "(1 + 0.60) / 2 = 80% of the peak") in _below_roof_words(doc, "gpp")
+    assert ("FMA share 60 % of fp64 add/mul/fma instructions: this mix tops out at "
+            "(1 + 0.60) / 2 = 80 % of the peak") in _below_roof_words(doc, "gpp")

@@ -195,8 +195,8 @@ def test_above_roof_pricing_slides_and_says_so(capsys, tmp_path):
         # was "the kernel keeps its current efficiency (80% (priced so: ...) of roof)"
         assert "keeps its current efficiency" not in a["assumption"]
         assert "it runs above its roof now" in a["assumption"]
-    assert "priced at 84% of the new roof" in a104["assumption"]
-    assert "(106% of it" in a106["assumption"] and "priced at 80%" in a106["assumption"]
+    assert "priced at 84 % of the new roof" in a104["assumption"]
+    assert "(106 % of it" in a106["assumption"] and "priced at 80 %" in a106["assumption"]
 
 
 def test_above_roof_tensor_line_does_not_say_efficiency_unchanged(capsys, tmp_path):
@@ -206,7 +206,7 @@ def test_above_roof_tensor_line_does_not_say_efficiency_unchanged(capsys, tmp_pa
          "seconds": 0.01, "meta": {"op": "conv2d"}}]), A100)["conv2d_fp32"]
     tc = got["use tensor cores / matrix units (tf32 tensor)"]
     assert "efficiency unchanged" not in tc["assumption"]
-    assert "priced at 80% of the new roof" in tc["assumption"]
+    assert "priced at 80 % of the new roof" in tc["assumption"]
     # 4e11 / 156e12 / 0.8 + 5 us = 3.21 ms: 3.12x
     assert tc["speedup"] == pytest.approx(0.01 / (LAUNCH + 4e11 / 156e12 / 0.8), rel=1e-6)
 

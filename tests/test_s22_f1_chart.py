@@ -154,7 +154,7 @@ def test_the_longest_kernels_no_fma_ceiling_is_drawn():
     (line,) = [ln for ln in d.lines if ln.kind == "nofma"]   # the longest kernel's only
     assert line.ys == pytest.approx((117.25e9, 117.25e9), rel=1e-4)
     assert line.xs[0] == pytest.approx(117.25e9 / 256e9, rel=1e-4)    # its ridge
-    assert line.label == "sigma no-FMA ceiling 117 GFLOP/s (FMA share 51%)"
+    assert line.label == "sigma no-FMA ceiling 117 GFLOP/s (FMA share 51 %)"
     # an FMA-heavy mix (>= 90 %) reaches within 5 % of the peak: no line
     fma = sigma.with_(meta={"fma_share": {"fp64": 0.95}})
     assert not [ln for ln in roofline_data([roof], [fma]).lines if ln.kind == "nofma"]

@@ -30,16 +30,16 @@ def test_notebook_shows_a_copys_bandwidth():
     a = analyze(ROOF, [COPY])
     line = analysis_text(a).splitlines()[1]
     # old: 'copy0flop  DRAM  12.5 ms  AI 0  0 FLOP/s of 0 FLOP/s  -  memory-bound (DRAM)'
-    assert line == ("  copy0flop  DRAM  12.5 ms  AI 0  80 GB/s = 80% of DRAM bandwidth "
+    assert line == ("  copy0flop  DRAM  12.5 ms  AI 0  80 GB/s = 80 % of DRAM bandwidth "
                     "100 GB/s  memory-bound (DRAM)")
     (d,) = diagnose(a)
     # old: "memory-bound (DRAM), floor 10 ms, attainable 0 FLOP/s"
     assert diagnosis_text(d).splitlines()[0] == (
-        "Diagnosis #1 'copy0flop': memory-bound (DRAM), 80 GB/s = 80% of DRAM bandwidth "
+        "Diagnosis #1 'copy0flop': memory-bound (DRAM), 80 GB/s = 80 % of DRAM bandwidth "
         "100 GB/s")
     # old: '...attainable 0 FLOP/s; achieved 0 FLOP/s = - of roof; moves 80 GB/s ...'
     assert d.evidence == ("AI 0 (no FLOP: pure data movement): held by DRAM at 100 GB/s; "
-                          "moves 80 GB/s = 80% of DRAM bandwidth")
+                          "moves 80 GB/s = 80 % of DRAM bandwidth")
 
 
 def _run(name: str, step: int, seconds: float) -> Kernel:
@@ -57,7 +57,7 @@ def test_gain_share_is_of_the_kernels_own_file():
     assert [d.priority for d in ds] == [pytest.approx(0.75), pytest.approx(0.5)]
     assert all(d.per_file for d in ds)
     assert "gain at roof 30 ms (75.0 % of its own file)" in diagnosis_text(ds[0])
-    assert "30 ms saved (75% of its own file)" in ds[0].gain_words
+    assert "30 ms saved (75 % of its own file)" in ds[0].gain_words
     assert diagnosis_to_dict(ds[0])["priority_of"] == "file"
 
 

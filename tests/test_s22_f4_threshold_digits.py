@@ -2,7 +2,7 @@
 its side of that line.
 
 On a toy roof (fp64 1 TFLOP/s, DRAM 100 GB/s: ridge 10) a kernel at 9.996 % of its roof is
-latency-bound (< 10 %) and read '10%' / 'only 10% (< 10%)'; an AI of 9.996 under the ridge
+latency-bound (< 10 %) and read '10 %' / 'only 10 % (< 10 %)'; an AI of 9.996 under the ridge
 read 'AI 10 FLOP/B < ridge 10 (1x left of it)'; a kernel at 49.95 % (headroom 2.002)
 '2.00x (>2x)'; the CI gate at 10 % failed on 'p9_996 (10.0 %)', and at 99.96 % on a kernel
 built at exactly 99.96 % whose 100 / headroom came out at 99.95999999 ('(100.0 %)').
@@ -48,11 +48,11 @@ def test_latency_evidence_shows_the_percent_under_the_ten_percent_line():
     d = _diag(P9_996)["p9_996"]
     assert d.bound == "latency"
     # old: 'achieved 100 GFLOP/s is only 10% (< 10%) of the 1 TFLOP/s attainable'
-    assert "achieved 100 GFLOP/s is only 9.996% (< 10%) of the 1 TFLOP/s" in d.evidence
+    assert "achieved 100 GFLOP/s is only 9.996 % (< 10 %) of the 1 TFLOP/s" in d.evidence
     # the notebook rows (old: '10.0% of roof' in the analysis, '10% of roof' here)
-    assert "100 GFLOP/s of 1 TFLOP/s  9.996% of roof  latency-bound" in analysis_text(
+    assert "100 GFLOP/s of 1 TFLOP/s  9.996 % of roof  latency-bound" in analysis_text(
         analyze(ROOF, [P9_996]))
-    assert "latency-bound (fp64), 9.996% of roof" in diagnosis_text(d)
+    assert "latency-bound (fp64), 9.996 % of roof" in diagnosis_text(d)
 
 
 def test_ai_beside_the_ridge_it_is_left_of():
@@ -68,7 +68,7 @@ def test_headroom_beside_the_two_x_flag():
     # old: 'headroom 2.00x (>2x)' and '50% of roof'
     text = diagnosis_text(d)
     assert "headroom 2.002x (>2x)" in text
-    assert "49.95% of roof" in text
+    assert "49.95 % of roof" in text
 
 
 def test_percent_text_adds_digits_only_at_a_class_line():
@@ -78,7 +78,7 @@ def test_percent_text_adds_digits_only_at_a_class_line():
     # 10 % latency line, the 50 % (>2x) flag and the 105 % above-roof tolerance, the digits
     # that keep the side
     assert [pct_text(x) for x in (9.996, 10.004, 10.0, 49.95, 104.96, 9.4, 99.51, 0.07)] == [
-        "9.996%", "10.004%", "10%", "49.95%", "104.96%", "9%", "100%", "0.07%"]
+        "9.996 %", "10.004 %", "10 %", "49.95 %", "104.96 %", "9 %", "100 %", "0.07 %"]
     assert pct_text(49.95, space=True) == "49.95 %"
 
 

@@ -50,10 +50,10 @@ def test_units_and_advice_percent_keep_the_latency_side():
     from rooflab.model.advice_core import pct
     from rooflab.units import fmt_pct
 
-    assert fmt_pct(9.996) == "9.996%"            # was '10%' for a latency-bound point
+    assert fmt_pct(9.996) == "9.996 %"            # was '10%' for a latency-bound point
     assert fmt_pct(49.95, space=True) == "49.95 %"
-    assert fmt_pct(10.004) == "10.004%" and fmt_pct(37.4) == "37%" and fmt_pct(0.07) == "0.07%"
-    assert pct(0.09996) == "9.996%"
+    assert fmt_pct(10.004) == "10.004 %" and fmt_pct(37.4) == "37 %" and fmt_pct(0.07) == "0.07 %"
+    assert pct(0.09996) == "9.996 %"
 
 
 def test_markdown_tables_keep_ai_percent_and_headroom_off_their_lines():
@@ -150,7 +150,7 @@ def test_below_roof_distance_keeps_a_flagged_kernel_past_two_x():
 
 
 def test_gain_words_keep_a_small_share_in_two_figures():
-    """Review s22 h2 F7: '36.7 ms saved (0% of its own file)' beside 0.3 % in the table."""
+    """Review s22 h2 F7: '36.7 ms saved (0 % of its own file)' beside 0.3 % in the table."""
     from rooflab.model.analysis import analyze
     from rooflab.model.ceiling import Ceiling, Roof
     from rooflab.model.diagnose import diagnose
@@ -162,4 +162,4 @@ def test_gain_words_keep_a_small_share_in_two_figures():
     big = Kernel("big", flop={"fp32": 1e12}, bytes={"DRAM": 1e9}, seconds=3.0)
     (d,) = [x for x in diagnose(analyze(roof, [slow, big])) if x.point.kernel == "slow"]
     # saved 10 ms of 3.02 s = 0.33 %
-    assert "10 ms saved (0.33% of the total)" in d.gain_words
+    assert "10 ms saved (0.33 % of the total)" in d.gain_words

@@ -74,7 +74,7 @@ def _probe_roof(note: str):
     ("the all-thread clock reading (100 Hz) failed (other load preempted it); the nominal "
      "roof uses the other clock reading, 3.23 GHz", "3.23"),
     ("far below nominal ('AMD EPYC (Zen 3, 2 cores @ 3.23 GHz)'): fp64 vector 3.73 "
-     "GFLOP/s = 4% of 104 GFLOP/s", "3.23"),
+     "GFLOP/s = 4 % of 104 GFLOP/s", "3.23"),
     ("with 2 threads each ran at 1.10 GHz effective vs 3.40 GHz alone: other load shared "
      "the cores during the probe", "3.4"),
 ])

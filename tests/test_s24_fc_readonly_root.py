@@ -272,7 +272,7 @@ def test_report_draws_no_chart_and_needs_no_writable_folder(tmp_path, json_out):
         assert row["percent_of_roof"] == pytest.approx(62.5)
     else:
         assert "position: AI 190 FLOP/B < ridge 203" in run.stdout
-        assert "achieved 38 TFLOP/s = 62% of roof" in run.stdout
+        assert "achieved 38 TFLOP/s = 62 % of roof" in run.stdout
     assert "error" not in run.stderr
 
 

@@ -51,7 +51,7 @@ def test_the_note_says_burst_and_sustained_without_impossible_advice():
     # 50 ms of CPU time per 100 ms period, which one thread spends in 50 ms
     assert "run 50 ms of CPU time in each 100 ms period, which 1 thread spends in 50 ms" in note
     assert "burst rates of 1 thread" in note
-    assert "sustained work (running longer than one period) gets 50% of them" in note
+    assert "sustained work (running longer than one period) gets 50 % of them" in note
     assert "--threads 1 or fewer" not in note          # it ran 1 thread already
     assert "no --threads setting avoids it" in note
 
@@ -59,7 +59,7 @@ def test_the_note_says_burst_and_sustained_without_impossible_advice():
 def test_a_quota_above_one_cpu_still_advises_the_threads_that_fit():
     # k8s 1500m with 'all' = 2 threads: 150 ms per period, 75 ms of wall each, 75 % kept
     note = cgroup.quota_note(CpuQuota(150000, 100000, "cpu.max: '150000 100000'"), 2, 64)
-    assert "which 2 threads spend in 75 ms" in note and "gets 75% of them" in note
+    assert "which 2 threads spend in 75 ms" in note and "gets 75 % of them" in note
     assert "(measure with --threads 1 or fewer)" in note
 
 
@@ -92,10 +92,10 @@ def test_the_overshoot_names_the_quota_not_the_cpu():
     c = p.measured.find_compute("fp64", "vector")
     assert c.value == 51.3e9                               # the measured figure is kept
     (w,) = [w for w in c.warnings if "nominal" in w]
-    assert "201% of the nominal 25.5 GFLOP/s" in w
+    assert "201 % of the nominal 25.5 GFLOP/s" in w
     assert "cgroup CPU quota of 0.5 CPU" in w and "burst rate" in w
     assert "51 GFLOP/s" in w                               # 1 core x 3.19 x 16 = 51.04
-    assert "sustained work gets 50% of it, 25.6 GFLOP/s" in w   # 51.3 x 0.5 = 25.65
+    assert "sustained work gets 50 % of it, 25.6 GFLOP/s" in w   # 51.3 x 0.5 = 25.65
     assert "may not be what it reports" not in w
 
 
@@ -112,7 +112,7 @@ def test_beyond_the_burst_rate_the_cpu_is_still_suspected():
     # 3x the quota's nominal is 1.5x even one whole core's: the quota does not explain it
     c = _profile(76.6e9, 103e9).measured.find_compute("fp64", "vector")
     (w,) = [w for w in c.warnings if "nominal" in w]
-    assert "300%" in w and "may not be what it reports" in w
+    assert "300 %" in w and "may not be what it reports" in w
 
 
 def test_no_quota_no_sustained_record():

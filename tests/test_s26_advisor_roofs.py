@@ -83,7 +83,7 @@ def test_csv_imported_with_every_roof_rooflab_has_a_ceiling_for(tmp_path, capsys
     assert dp.value / dram.value == pytest.approx(7.7007, rel=1e-4)
     notes = " | ".join(roof.notes)
     # the Add peak, 674784613608 / 1349734446677 = 49.99 %: the no-FMA ceiling, said
-    assert "'DP Vector Add Peak' 675 GFLOP/s is 50.0% of its FMA peak" in notes
+    assert "'DP Vector Add Peak' 675 GFLOP/s is 50.0 % of its FMA peak" in notes
     # one NUMA node's DRAM has no rooflab level: kept with its value, not dropped unsaid
     assert "'DRAM Bandwidth (single node)' 85.8 GB/s" in notes
     assert "note: Advisor's 'DP Vector Add Peak'" in err and "Traceback" not in err
@@ -104,7 +104,7 @@ def test_text_report_all_threads_and_single_threaded_roofs(tmp_path, capsys):
     assert labels["int64 scalar"] == labels["int32 scalar"] == 228677310757
     notes = " | ".join(roof.notes)
     # Broadwell: one vector add port, two FMA ports: 344978547363 / 1379752337990 = 25.0 %
-    assert "'DP Vector Add Peak' 345 GFLOP/s is 25.0% of its FMA peak" in notes
+    assert "'DP Vector Add Peak' 345 GFLOP/s is 25.0 % of its FMA peak" in notes
     assert "'Scalar L1 Bandwidth' 2.65 TB/s" in notes
     assert f"{src}@1t" in notes and "single-threaded roofs (5," in notes
     capsys.readouterr()

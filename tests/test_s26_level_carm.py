@@ -2,7 +2,7 @@
 `rooflab report --level L1|L2|L3|DRAM|all`.
 
 Before: `report` had no --level ("No such option"), and `plot --level L1`, the chart
-docs/plot.md offered as the CARM substitute, labelled the stencil "3% of roof" (its L1
+docs/plot.md offered as the CARM substitute, labelled the stencil "3 % of roof" (its L1
 point against the L1 slope) where CARM's binding DRAM slope gives 65 %.
 
 The stencil of docs/plot.md, every number by hand: 2.622e9 FLOP, L1 bytes 2.0975e10, DRAM
@@ -167,8 +167,8 @@ def test_report_level_l1_terminal_says_carm_and_65(files, capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "CARM reading (--level L1" in out
     assert "held by DRAM at 42.6 GB/s, the lowest roof above its dot" in out
-    assert "= 65% of roof" in out and "1.53x" in out and "(>2x)" not in out
-    assert "3% of L1 bandwidth 800 GB/s" in out
+    assert "= 65 % of roof" in out and "1.53x" in out and "(>2x)" not in out
+    assert "3 % of L1 bandwidth 800 GB/s" in out
 
 
 def test_report_default_unchanged_and_level_dram_is_the_classic(files, capsys):
@@ -189,7 +189,7 @@ def test_report_level_all_prints_every_level(files, capsys):
     assert main(["report", k, "--on", roof, "--level", "all"]) == 0
     out = capsys.readouterr().out
     assert "Every level (hierarchical roofline)" in out
-    assert "not binding (DRAM binds)" in out and "24%" in out
+    assert "not binding (DRAM binds)" in out and "24 %" in out
 
 
 def test_report_level_errors(files, capsys):
@@ -209,7 +209,7 @@ def test_plot_level_l1_labels_the_carm_percent(files, tmp_path, capsys):
     assert main(["plot", k, "--on", roof, "--level", "L1", "-o", str(png), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     (p,) = doc["drawn"]["points"]
-    assert p["level"] == "L1" and "65% of roof" in p["label"]
+    assert p["level"] == "L1" and "65 % of roof" in p["label"]
     assert p["percent_of_roof"] == pytest.approx(CARM_PCT, rel=1e-6)
     assert doc["reading"]["model"] == "CARM"
     assert doc["reading"]["analysis"][0]["percent_of_roof"] == pytest.approx(CARM_PCT, rel=1e-6)

@@ -79,7 +79,7 @@ def test_ncu_level_l1_table_says_carm(capsys):
     capsys.readouterr()
     assert main(["ncu", rep, "--level", "L1"]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "CARM reading (--level L1" in out and "24%" in out
+    assert "CARM reading (--level L1" in out and "24 %" in out
     assert "not binding" not in out
 
 

@@ -117,7 +117,7 @@ def test_the_timing_findings_say_busy_span_and_blame_contention():
         "to 200 ms: it is the calls' throughput together")
     # samples 20-100 ms, median 40 ms: spread (100 - 20) / 40 = 200 %
     noisy = found["noisy"]
-    assert "spread 200%" in noisy.message
+    assert "spread 200 %" in noisy.message
     assert noisy.causes[0].startswith("contention: 3 calls ran at once in 2 threads")
     assert "clock" not in noisy.causes[0]
     assert noisy.fix.startswith("time one call alone (rooflab.measure(fn, *args))")

@@ -30,9 +30,9 @@ def _counted(monkeypatch) -> list[int]:
     calls = [0]
     real = whatif_floors.describe
 
-    def counting(w):
+    def counting(w, **kwargs):   # the CLI asks for streamed rows (s32)
         calls[0] += 1
-        return real(w)
+        return real(w, **kwargs)
 
     monkeypatch.setattr(whatif_floors, "describe", counting)
     return calls

@@ -85,7 +85,7 @@ def test_report_headroom_and_flag(gpp, capsys):
     assert main(["report", str(gpp / "output1.csv"), "--on", ON]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "0 more than 2x below their roof" in out     # old: 1 (the clock alone)
-    assert "achieved 85.2 GFLOP/s = 55% of roof" in out
+    assert "achieved 85.2 GFLOP/s = 55 % of roof" in out
 
 
 def test_another_gpus_roof_is_not_scaled(gpp, capsys):

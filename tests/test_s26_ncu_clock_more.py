@@ -170,7 +170,7 @@ def test_profile_nominal_side_at_the_recorded_clock(gpp, tmp_path, capsys):
     row = re.search(r"fp64 vector peak │ (\S+ \S+) │ (\S+ \S+) │ (\d+) %", out)
     # old: 228 GFLOP/s and 62 % (low); the chart drew 156 at 1.62 GHz
     assert row.groups() == ("156 GFLOP/s", "140 GFLOP/s", "90")
-    assert "62% of 228" not in out
+    assert "62 % of 228" not in out
 
 
 # --- F8: roof_kind says the compute ceilings were derived -------------------------------

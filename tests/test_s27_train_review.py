@@ -69,7 +69,7 @@ def test_mfu_at_the_floor_past_100_is_explained_and_causal_stays_under(capsys):
     assert code == 0
     line = next(x for x in out.splitlines() if x.startswith("MFU at the floor"))
     assert "above 100 %" in line and "--attention-flops causal" in line
-    assert f"it is {100 * c['mfu_at_floor']:.0f}%" in line
+    assert f"it is {100 * c['mfu_at_floor']:.0f} %" in line
 
 
 # v1-F2: V100/T4 have fp16 tensor math and no bf16: the default is fp16 (rooflab scale's)
@@ -266,7 +266,7 @@ def test_notes_on_scale_and_the_optimizer_share(capsys):
     assert "rooflab scale adds the gradient all-reduce" not in notes
     assert "no gradient all-reduce counted" in notes and "--dp N" in notes
     share = t["parts_s"]["optimizer"] / t["floor_s"]
-    assert f"the optimizer is {100 * share:.0f}% of the floor" in notes      # 53 %
+    assert f"the optimizer is {100 * share:.0f} % of the floor" in notes      # 53 %
     assert "--accumulate N" in notes
     a, _ = train_json(capsys, "tinyllama-1.1b", "--on", "H100 SXM", "--seq", "1024",
                       "--accumulate", "32")

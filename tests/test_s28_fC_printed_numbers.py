@@ -142,9 +142,9 @@ def test_f4_a_slow_tpot_and_its_gap_shares(capsys, monkeypatch):
     assert code == 0
     # 4.507 ms / 1.5 s = 0.30 %; launches 2.25-4.51 ms of a 1.4955 s gap = 0.15-0.30 %
     assert "= 0.3 % of the roof, 333x the floor" in out
-    assert "(0.15%-0.3%; CUDA graphs, fusion)" in out
+    assert "(0.15 %-0.3 %; CUDA graphs, fusion)" in out
     assert "the rest, 1.49 s, is host-side" in out          # not '1.49 s-1.49 s'
-    assert "(0%-0%" not in out and "= 0 % of the roof" not in out
+    assert "(0 %-0 %" not in out and "= 0 % of the roof" not in out
 
 
 # ------------------------------------------------------------------ F6 sweep AI
@@ -181,7 +181,7 @@ def test_f8_efficiency_and_speedup_on_a_slow_network(capsys, monkeypatch):
     assert code == 0
     row = next(line.split() for line in out.splitlines() if line.split()[:2] == ["16", "network"])
     # 16 x 20 ms / 193 s = 0.0017 of one GPU's pace; / 16 = 0.0104 % efficiency
-    assert row[-3:] == ["0.01%", "0.0017", "network"]
+    assert row[-4:] == ["0.01", "%", "0.0017", "network"]
 
 
 def test_f8_a_ring_that_exposes_time_is_not_100_percent(capsys, monkeypatch):
@@ -189,9 +189,9 @@ def test_f8_a_ring_that_exposes_time_is_not_100_percent(capsys, monkeypatch):
                        "--blocks", "32", "--tokens", "65536")
     assert code == 0
     row = next(line.split() for line in out.splitlines() if line.startswith("1024"))
-    assert row[-6:-4] == ["503", "us"] and row[-4] == "99.98%"
+    assert row[-7:-5] == ["503", "us"] and row[-5:-3] == ["99.98", "%"]
     assert "link latency: 0 us per hop assumed" in out
-    assert share_text(100.0) == "100.0%" and share_text(0.0104) == "0.01%"
+    assert share_text(100.0) == "100.0 %" and share_text(0.0104) == "0.01 %"
 
 
 # ------------------------------------------------------------------ F9 bit rates
@@ -234,9 +234,9 @@ def test_f10_gain_share_matches_the_detail_line(tmp_path, capsys, monkeypatch):
                        "--on", "H100 SXM")
     assert code == 0
     # 70.2 ms of 2000.1 s = 0.0035 %: the table and the detail say the same figure
-    assert "70.2 ms / 0.0035 %" in out and "(0.0035% of the total)" in out
+    assert "70.2 ms / 0.0035 %" in out and "(0.0035 % of the total)" in out
     assert "33.3 min measured" in out                      # was '2e+03 s measured'
-    assert "e-05%" not in out and "e-11%" not in out       # tiny shares: '<0.001%'
+    assert "e-05 %" not in out and "e-11 %" not in out       # tiny shares: '<0.001%'
 
 
 def test_f10_near_the_roof_the_gains_differ(tmp_path, capsys, monkeypatch):
@@ -293,7 +293,7 @@ def test_f12_a_weight_upload_in_seconds_and_gigabytes(tmp_path):
     p.write_text(json.dumps({"traceEvents": events}))
     note = next(n for n in load_torch_trace(str(p)).notes if n.startswith("host<->device"))
     # 1.3 s of 1.3001 s op time = 99.99 %; 16e9 B / 1.3 s = 12.3 GB/s
-    assert note.startswith("host<->device copies (99.99% of op time")
+    assert note.startswith("host<->device copies (99.99 % of op time")
     assert "1 x Memcpy HtoD (Pageable -> Device), 1.3 s (launched by aten::copy_ 1.3 s), " \
            "16 GB at 12.3 GB/s" in note
 
@@ -316,8 +316,8 @@ def test_f14_gain_speed_up_in_the_headrooms_figures():
 def test_f15_edges_of_the_formatters():
     assert fmt_bytes_binary(2**50) == "1 PiB" and fmt_bytes_binary(3 * 2**40) == "3 TiB"
     assert si(1e21, "B") == "1000 EB"
-    assert pct_text(4.9e-05) == "<0.001%" and pct_text(5e-11, space=True) == "<0.001 %"
-    assert pct_text(0.0035) == "0.0035%" and pct_text(9.996) == "9.996%"
+    assert pct_text(4.9e-05) == "<0.001 %" and pct_text(5e-11, space=True) == "<0.001 %"
+    assert pct_text(0.0035) == "0.0035 %" and pct_text(9.996) == "9.996 %"
 
 
 def test_f16_short_run_warning_in_us_and_a_small_process_in_mb():

@@ -142,7 +142,10 @@ def test_choose_ranks_the_mi250x_die_on_its_own_link(tmp_path):
     code, out, err = _run("choose", str(doc), "--among", "MI300X,MI250X")
     text = " ".join(out.split())
     assert code == 0, err
-    assert "AMD Instinct MI250X: + " in text and " on 50 GB/s" in text
+    # the row says what its --tp counts (session 32: dies here, packages in llm)
+    assert ("AMD Instinct MI250X (--tp 8 counts dies here, 4 packages; `rooflab llm --on "
+            "\"AMD Instinct MI250X\" --tp 4` counts packages: the same 8 dies): + ") in text
+    assert " on 50 GB/s" in text
     assert "on 448 GB/s" in text and "on 400 GB/s" not in text
 
 

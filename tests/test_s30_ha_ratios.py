@@ -2,7 +2,7 @@
 two decimals from 0.1 to 10 and fmt_factor's 3 significant figures from 10, so a report
 table's '33.50x (>2x)' no longer sits beside its gain line's '33.5x faster', nor '1428.57x'
 beside '1430x'. Under 0.1, 3 significant figures ('0.0123x', not '0.01x'). A percent of
-roof from 10000 % (a miscount) prints in 3 figures: '1.49e+06%', not '1492537%'."""
+roof from 10000 % (a miscount) prints in 3 figures: '1.49e+06 %', not '1492537 %'."""
 
 from __future__ import annotations
 
@@ -62,19 +62,19 @@ def test_a_line_keeps_its_side_under_ten_and_the_rule_holds_past_it():
 
 
 @pytest.mark.parametrize(("pct", "text"), [
-    (1492537.0, "1.49e+06%"),  # a point 14925x above its roof: 3 figures of a miscount
-    (-20000.0, "-2e+04%"),
-    (9999.4, "9999%"),         # whole percents up to 10000 (after rounding)
-    (9999.6, "1e+04%"),        # rounds to 10000: 3 figures
-    (2000.0, "2000%"),         # a point 20x above its roof keeps its whole percent
-    (1208.0, "1208%"),
-    (49.4999, "49%"),
-    (9.996, "9.996%"),         # the latency line's digits are kept, as before
-    (0.07, "0.07%"),
+    (1492537.0, "1.49e+06 %"),  # a point 14925x above its roof: 3 figures of a miscount
+    (-20000.0, "-2e+04 %"),
+    (9999.4, "9999 %"),         # whole percents up to 10000 (after rounding)
+    (9999.6, "1e+04 %"),        # rounds to 10000: 3 figures
+    (2000.0, "2000 %"),         # a point 20x above its roof keeps its whole percent
+    (1208.0, "1208 %"),
+    (49.4999, "49 %"),
+    (9.996, "9.996 %"),         # the latency line's digits are kept, as before
+    (0.07, "0.07 %"),
 ])
 def test_huge_percents_print_three_figures(pct, text):
     assert fmt_pct(pct) == text
-    assert fmt_pct(pct, space=True) == text[:-1] + " %"
+    assert fmt_pct(pct, space=False) == text[:-2] + "%"    # the bare form, on request
 
 
 def _report(tmp_path, capsys, monkeypatch, *extra: str) -> str:

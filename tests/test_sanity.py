@@ -69,7 +69,7 @@ def test_noisy_timing():
     k = Kernel("n", {"fp32": 1e9}, {"DRAM": 1e10}, seconds=0.36, calls=3,
                samples=(1.0e-3, 1.1e-3, 1.5e-3))
     f = findings(k)["noisy"]
-    assert "spread 45%" in f.message
+    assert "spread 45 %" in f.message
 
 
 def test_too_short_timing():

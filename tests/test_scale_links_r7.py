@@ -156,7 +156,7 @@ def test_no_latency_is_said_with_what_1us_per_hop_makes_of_it(capsys):
     last = _rows(at1)[1024]
     assert at1["comm_binds_at"] == 512
     assert (f"at 1 us per hop the link binds from 512 GPUs on, 1024 GPUs "
-            f"{last['step_s'] * 1e3:.0f} ms a step, {last['efficiency']:.1%}") in text
+            f"{last['step_s'] * 1e3:.0f} ms a step, {100 * last['efficiency']:.1f} %") in text
     assert last["step_s"] == pytest.approx(0.381, abs=1e-3)
     # a counted latency prints its own line, not this one
     assert "0 per hop assumed" not in _run(capsys, "--on", "H100 SXM", "--hop-latency-us", "1")

@@ -39,7 +39,7 @@ def test_seed000_ncu_untimed_and_timed(capsys):
     code, out, _ = run(capsys, "report", "seed000_ncu_timed.csv", "--on", "A100")
     assert code == 0
     # copyKernel: 800 MB / 450 us = 1.78 TB/s = 87 % of the A100's 2.039 TB/s (seed 000 §3.1)
-    assert "moves 1.78 TB/s = 87% of DRAM bandwidth" in out
+    assert "moves 1.78 TB/s = 87 % of DRAM bandwidth" in out
 
 
 def test_seed000_table_on_its_roof(capsys):
@@ -249,7 +249,7 @@ def test_seed000_rocprof_and_attention_as_the_page_quotes(tmp_path, capsys):
     results.write_text(WIDE)
     code, out, _ = run(capsys, "rocprof", str(results), "--on", "mi300x", "--top", "10")
     assert code == 0
-    assert ("│ Cijk_Alik_Bljk_HHS_BH_MT128x128 │ 1 │ 100 us │ 83.3% │ DRAM │ fp16 │ 302 │ "
+    assert ("│ Cijk_Alik_Bljk_HHS_BH_MT128x128 │ 1 │ 100 us │ 83.3 % │ DRAM │ fp16 │ 302 │ "
             "10.2 TFLOP/s") in out
     # §7 attention: 2 x 2 x 32 x 500 x 64 = 4.096 MFLOP over 520,192 B; 5 us launch > 1.63 us
     code, out, _ = run(capsys, "ai", "attention", "--heads", "32", "--kv-heads", "4", "--q-len",
@@ -285,4 +285,4 @@ def test_inline_commands_the_page_quotes(capsys):
     code, out, _ = run(capsys, "llm", "tinyllama-1.1b", "--on", "t4p.json", "--context", "500",
                        "--phase", "decode", "--tpot-ms", "15", "--launches", "880")
     assert code == 0
-    assert "880 launches (--launches) explain 4.4 ms-7.28 ms of it (60%-100%" in out
+    assert "880 launches (--launches) explain 4.4 ms-7.28 ms of it (60 %-100 %" in out

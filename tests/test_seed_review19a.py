@@ -159,14 +159,14 @@ def test_fp16_without_unit_beside_t4_is_refused_with_the_tensor_hint(tmp_path, c
     code, _, err = run(capsys, "specs", "import", "--from", "T4", "--dram", "270GB/s",
                        "--fp16", "50TFLOP/s", "-o", str(out))
     assert code != 0 and not out.exists()
-    assert "309%" in err and "77% of its fp16 tensor 65 TFLOP/s" in err
+    assert "309 %" in err and "77 % of its fp16 tensor 65 TFLOP/s" in err
     assert "--fp16 50TFLOP/s@tensor" in err and "Traceback" not in err
 
 
 def test_bandwidth_above_the_datasheet_is_refused(tmp_path, capsys):
     code, _, err = run(capsys, "specs", "import", "--from", "T4", "--dram", "400GB/s",
                        "--fp16", "50TFLOP/s@tensor", "-o", str(tmp_path / "x.json"))
-    assert code != 0 and "125% of NVIDIA T4's datasheet DRAM 320 GB/s" in err   # 400/320
+    assert code != 0 and "125 % of NVIDIA T4's datasheet DRAM 320 GB/s" in err   # 400/320
 
 
 def test_a_single_unit_precision_takes_the_datasheet_unit(tmp_path, capsys):
@@ -200,14 +200,14 @@ def test_dram_at_62_percent_is_noted(tmp_path, capsys):
     code, out, _ = run(capsys, "report", pts, "--on", _profile(tmp_path, 200e9))
     assert code == 0
     assert "│ DRAM bandwidth │ 320 GB/s │ 200 GB/s │ 62 % (low) │" in out      # 200/320
-    assert "DRAM 200 GB/s = 62% of 320 GB/s" in out and "85-92 %" in out
+    assert "DRAM 200 GB/s = 62 % of 320 GB/s" in out and "85-92 %" in out
 
 
 def test_dram_at_84_percent_stays_quiet(tmp_path, capsys):
     pts = _points(tmp_path, [{"name": "matmul 4096", "flop": {"fp16": 137438953472},
                               "bytes": {"DRAM": 100663296}, "seconds": 0.00274877906944}])
     code, out, _ = run(capsys, "report", pts, "--on", _profile(tmp_path))
-    assert code == 0 and "84% (low)" not in out and "= 84% of 320 GB/s" not in out
+    assert code == 0 and "84 % (low)" not in out and "= 84 % of 320 GB/s" not in out
 
 
 # --- N4: fp32 work held to seed 000's fp16-tensor roof is not ranked with a prediction ---
@@ -364,7 +364,7 @@ def test_seeds_page_has_the_eager_launch_estimate():
     page = " ".join((Path(__file__).resolve().parents[1] / "docs" / "seeds.md")
                     .read_text(encoding="utf-8").split())
     # 41 x 22 + 3 = 905 launches; 905 x 5 us = 4.53 ms = 53 % of the 8.49 ms gap
-    assert "905 per step, which would explain 4.53 ms-8.49 ms (53%-100%)" in page
+    assert "905 per step, which would explain 4.53 ms-8.49 ms (53 %-100 %)" in page
     assert "--launches 880" in page and "So launches explain 18-37 % of the gap" not in page
 
 

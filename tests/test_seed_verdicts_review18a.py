@@ -218,11 +218,11 @@ def test_a_compute_peak_at_50_to_70_percent_gets_the_quieter_note(value, said):
     notes = low_compute_notes(_measured_fp16(value), T4_NOMINAL, "gpu")
     assert bool(notes) is said
     if said:
-        assert "62% of 65 TFLOP/s" in notes[0] and "seed 000 §3.2" in notes[0]
+        assert "62 % of 65 TFLOP/s" in notes[0] and "seed 000 §3.2" in notes[0]
 
 
 def test_a_profile_at_62_percent_gets_the_note(tmp_path):
     prof = load_profile(_profile(tmp_path, fp16_measured=40e12))
     (note,) = profile_low_notes(prof)
-    assert "fp16 tensor 40 TFLOP/s = 62%" in note
+    assert "fp16 tensor 40 TFLOP/s = 62 %" in note
     assert profile_low_notes(load_profile(_profile(tmp_path))) == []

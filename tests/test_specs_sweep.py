@@ -82,7 +82,7 @@ def test_marker_rows_sit_where_the_working_set_passes_a_cache():
     assert firsts == ["4 KiB", "8 KiB", "16 KiB", "64 KiB", "256 KiB", "512 KiB", "16 MiB",
                       "64 MiB", "128 MiB"]
     assert rows[2][-1] == "<- L1d size" and rows[1][-1] == "L1 *"
-    assert rows[4][2:] == ["240", "200", "20%", "L2 *"]
+    assert rows[4][2:] == ["240", "200", "20 %", "L2 *"]
 
 
 def test_gpu_sweep_has_another_shape_and_reads_the_same_table():
@@ -104,9 +104,9 @@ def test_gpu_sweep_has_another_shape_and_reads_the_same_table():
     assert [(m.name, m.bytes_) for m in t.markers] == [("L1", 256 * KiB), ("L2", 50 * MiB)]
     # one working-set column (the device's total), the L1 marker row before 4 MiB
     assert table_rows(t) == [["256 KiB", "", "", "", "<- L1 size"],
-                             ["4 MiB", "10000", "9000", "22%", "L2"],
+                             ["4 MiB", "10000", "9000", "22 %", "L2"],
                              ["50 MiB", "", "", "", "<- L2 size"],
-                             ["512 MiB", "4100", "4000", "5%", ""]]
+                             ["512 MiB", "4100", "4000", "5 %", ""]]
 
 
 def test_no_sweep_is_a_clear_error():

@@ -198,7 +198,7 @@ def test_uncounted_op_keeps_its_time_when_its_children_are_allocations(tmp_path)
     imp = load_torch_trace(_trace(tmp_path, events))
     (note,) = [n for n in imp.notes if "without a FLOP formula" in n]
     # 1000 us of 1100: before, only the 5 us of aten::empty (4.8 %)
-    assert note.startswith("90.9% of op time") and "aten::conv2d 1 ms" in note
+    assert note.startswith("90.9 % of op time") and "aten::conv2d 1 ms" in note
     assert "complex" in " ".join(str(s) for s in imp.skips)
 
 
@@ -212,7 +212,7 @@ def test_self_time_of_an_op_above_a_counted_one(tmp_path):
     (k,) = imp.kernels
     assert k.seconds == pytest.approx(60e-6)
     # linear's own 40 us (was lost): 40 / 100
-    assert any(n.startswith("40.0% of op time") and "aten::linear 40 us" in n
+    assert any(n.startswith("40.0 % of op time") and "aten::linear 40 us" in n
                for n in imp.notes)
 
 

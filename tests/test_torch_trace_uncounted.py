@@ -41,7 +41,7 @@ def test_share_counts_the_uncounted_op_time(tmp_path, capsys):
     # 100 us of 400 us of op time: 25 %, not 100 % (was the share of the counted ops)
     assert row["time_share"] == pytest.approx(0.25)
     note = next(n for n in data["import_notes"] if "without a FLOP formula" in n)
-    assert note.startswith("75.0% of op time is in ops without a FLOP formula")
+    assert note.startswith("75.0 % of op time is in ops without a FLOP formula")
 
 
 def test_share_read_back_by_report_stays(tmp_path, capsys):

@@ -11,7 +11,7 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from .errors import OutputError, ParseError
 # imported from here as before
 from .files_decode import SNIFF, decode_bytes, looks_binary, nul_safe, read_text, sniff_text
 from .files_rename import check_not_held, held_open, replace
+from .json_stream import iter_json
 
 # csv's default cell limit (128 KiB) made every CSV reader fail with csv.Error, a traceback,
 # on a long line (a pasted log, a file of another kind: review r1 F1). Lifted once, here,
@@ -54,8 +55,9 @@ class _UnguardedDictReader(csv.DictReader):
         return row
 
 
-def write_atomic(path: str | os.PathLike, data: str | bytes) -> Path:
-    """Write to a temporary file beside `path`, then rename over it (atomic on POSIX).
+def write_atomic(path: str | os.PathLike, data: str | bytes | Iterable[str]) -> Path:
+    """Write to a temporary file beside `path`, then rename over it (atomic on POSIX); data
+    may be text in pieces, written as they come (json_pieces).
 
     Missing parent directories are made. A path that cannot be written raises OutputError
     (an OSError too) naming the path and the reason."""
@@ -137,7 +139,8 @@ def link_target(path: Path) -> Path:
     return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
-def write_temp(target: Path, data: str | bytes, name: str | os.PathLike | None = None) -> Path:
+def write_temp(target: Path, data: str | bytes | Iterable[str],
+               name: str | os.PathLike | None = None) -> Path:
     """`data` in a new temporary file beside `target` (same directory: a rename onto it is
     atomic), with the mode a plain open() would leave: an existing file's own (a private 0600
     report stays private), else 0666 - umask (mkstemp makes 0600). Missing parent
@@ -157,7 +160,8 @@ def write_temp(target: Path, data: str | bytes, name: str | os.PathLike | None =
         # '\n' as written (no '\r\n' from Windows' text mode)
         with (os.fdopen(fd, "wb") if isinstance(data, bytes) else
               os.fdopen(fd, "w", encoding="utf-8", newline="")) as fh:
-            fh.write(data)
+            # text in pieces as it is made (json_pieces): never whole in memory
+            fh.writelines([data] if isinstance(data, (str, bytes)) else data)
         os.chmod(tmp, _mode_of(target))
     except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
@@ -390,22 +394,19 @@ def dumps_json(obj: Any) -> str:
     """JSON text with stable key order as produced and a trailing newline; sets sorted, so
     the same document is the same bytes in every process. A document written by a command
     names it (stamped)."""
-    return json.dumps(stamped(obj), indent=2, allow_nan=False, default=_default) + "\n"
+    return "".join(json_pieces(obj))
 
 
-def _default(obj: Any) -> Any:
-    if hasattr(obj, "tolist"):
-        return obj.tolist()
-    if isinstance(obj, (set, frozenset)):
-        # a set's order follows string hashing, which changes per process
-        # (PYTHONHASHSEED): sorted, the same input gives the same bytes every run
-        return sorted(obj, key=lambda x: (type(x).__name__, str(x)))
-    raise TypeError(f"cannot serialise {type(obj).__name__}")
+def json_pieces(obj: Any) -> Iterator[str]:
+    """dumps_json's text in pieces of about a megabyte, made as they are written (a
+    Streamed array's items one at a time: json_stream.py)."""
+    yield from iter_json(stamped(obj))
+    yield "\n"
 
 
 def write_json(path: str | os.PathLike, obj: Any) -> Path:
-    """Write JSON atomically."""
-    return write_atomic(path, dumps_json(obj))
+    """Write JSON atomically, piece by piece (json_pieces) into the temporary file."""
+    return write_atomic(path, json_pieces(obj))
 
 
 def load_json(path: str | os.PathLike) -> Any:

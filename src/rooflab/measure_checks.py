@@ -17,7 +17,7 @@ from .errors import InputError
 from .measure_site import warn
 from .model.sample_spread import spread_name
 from .probe.stats import NOISY_SPREAD, Stats
-from .units import canonical_dtype, fmt_seconds
+from .units import canonical_dtype, fmt_fraction, fmt_seconds
 
 # A single run (decorator, with-block) shorter than this is mostly the ~1 µs of clock and
 # Python overhead around it (an empty block reads 0.4-1.4 µs here): 1 % at 100 µs.
@@ -172,10 +172,10 @@ def times_warning(name: str, st: Stats, limit: float = NOISY_SPREAD) -> str | No
     if st.iqr_rel <= limit and gap <= limit:
         return None
     # under 4 samples iqr_rel is the range: named so, not called an IQR (review s20 r2 F1)
-    return (f"{name}: timing samples vary ({spread_name(st.n)} {st.iqr_rel:.0%} of the "
-            f"median, median {gap:.0%} above the best, spread {st.spread:.0%}); other load "
-            f"on the machine or clock changes; rerun on a quiet machine or measure longer "
-            f"(plan='full')")
+    return (f"{name}: timing samples vary ({spread_name(st.n)} {fmt_fraction(st.iqr_rel)} of the "
+            f"median, median {fmt_fraction(gap)} above the best, spread "
+            f"{fmt_fraction(st.spread)}); other load on the machine or clock changes; rerun on a "
+            f"quiet machine or measure longer (plan='full')")
 
 
 

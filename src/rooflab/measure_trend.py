@@ -31,7 +31,7 @@ from typing import Any
 
 from .probe.stats import MIN_SLOWDOWN_SAMPLES, SLOWDOWN, Slowdown, slowdown, summarize
 from .probe.timer import Timing
-from .units import fmt_seconds
+from .units import fmt_fraction, fmt_seconds
 
 # more(n): n more samples of the same call and calls per sample (None: a fresh run of the
 # plan's samples), in the order taken
@@ -92,11 +92,11 @@ def late_words(name: str, samples: tuple[float, ...]) -> str | None:
     if got is None:
         return None
     k, before, after = got
-    return (f"{name}: the last {k} of {len(samples)} timing samples are {after / before - 1:.0%} "
-            f"slower than the ones before ({fmt_seconds(before)} -> {fmt_seconds(after)}): "
-            f"load changed during the run (other work started, a clock came down), not "
-            f"warm-up; the time is the median of all {len(samples)}, the earlier state's; "
-            f"rerun on a quiet machine")
+    return (f"{name}: the last {k} of {len(samples)} timing samples are "
+            f"{fmt_fraction(after / before - 1)} slower than the ones before "
+            f"({fmt_seconds(before)} -> {fmt_seconds(after)}): load changed during the run (other "
+            f"work started, a clock came down), not warm-up; the time is the median of all "
+            f"{len(samples)}, the earlier state's; rerun on a quiet machine")
 
 
 def _judged(t: Timing, more: More) -> tuple[Timing, Slowdown | None]:
@@ -120,7 +120,7 @@ def steady_timing(name: str, first: Timing, more: More, least: int = 0
     again, s2 = _judged(more(None), more)
     left = len(t.samples)
     said = (f"the first {left} timing samples sped up (the last third's calls took "
-            f"{s.drop:.0%} less time than the first's: {fmt_seconds(s.first)} -> "
+            f"{fmt_fraction(s.drop)} less time than the first's: {fmt_seconds(s.first)} -> "
             f"{fmt_seconds(s.last)}): the warm-up ran past the plan's, so they were left out")
     meta: dict[str, Any] = {"warmup_samples_left_out": left}
     if s2 is None:

@@ -20,10 +20,10 @@ PCT_LINES = (10.0, 50.0, 105.0)
 # under this a percent keeps two significant figures ('0.07', not '0'); from it on whole
 # percents: units.fmt_pct's rounding, which the tables, chart labels and advice share
 SMALL_PCT = 0.995
-# under this a percent is printed '<0.001%' (not '4.9e-05%', review s28 R2 F15)
+# under this a percent is printed '<0.001 %' (not '4.9e-05 %', review s28 R2 F15)
 TINY_PCT = 0.001
 # from this (whole percents, after rounding) a percent is printed in 3 significant figures,
-# exponent form: '1.49e+06%', not '1492537%'. A point 100x above its roof is a miscount
+# exponent form: '1.49e+06 %', not '1492537 %'. A point 100x above its roof is a miscount
 # (bytes or FLOP uncounted, a wrong unit); the digits past the third are the miscount's
 # noise, and a 7-digit percent is read wrong by a factor of ten at a glance
 HUGE_PCT = 1e4
@@ -66,33 +66,35 @@ def keep_side(value: float, text: str, line: float) -> str:
     return repr(value)
 
 
-def pct_text(pct: float | None, space: bool = False,
+def pct_text(pct: float | None, space: bool = True,
              lines: tuple[float, ...] = PCT_LINES) -> str:
     """A percent of roof (or of bandwidth) rounded as units.fmt_pct rounds it (whole
     percents, two significant figures under 1 %), with digits added where that rounding
-    reads on a class line ('9.996%', not '10%'; '49.95%', not '50%'), and 3 significant
-    figures from HUGE_PCT ('1.49e+06%'). `space`: '49 %' (the Markdown/HTML style). None: '-'."""
+    reads on a class line ('9.996 %', not '10 %'; '49.95 %', not '50 %'), and 3 significant
+    figures from HUGE_PCT ('1.49e+06 %'). SI style, a space before the sign: '49 %' on every
+    page; `space=False` ('49%') is for a caller that needs the bare form. None: '-'."""
     if pct is None or (isinstance(pct, float) and math.isnan(pct)):
         return "-"
     if 0 < abs(pct) < TINY_PCT:
-        # not '5e-11%': no class line is near, and the reader needs "next to nothing"
+        # not '5e-11 %': no class line is near, and the reader needs "next to nothing"
         text = f"<{TINY_PCT:g}" if pct > 0 else f">-{TINY_PCT:g}"
         return f"{text} %" if space else f"{text}%"
     text = f"{pct:.0f}" if abs(pct) >= SMALL_PCT or pct == 0 else f"{pct:.2g}"
     if math.isfinite(pct) and abs(float(text)) >= HUGE_PCT:
-        text = f"{pct:.3g}"           # decided after rounding: 9999.6 % is '1e+04%'
+        text = f"{pct:.3g}"           # decided after rounding: 9999.6 % is '1e+04 %'
     if "e" not in text:
         for line in lines:
             text = keep_side(pct, text, line)
     return f"{text} %" if space else f"{text}%"
 
 
-def share_text(pct: float | None, space: bool = False,
+def share_text(pct: float | None, space: bool = True,
                lines: tuple[float, ...] = (100.0,)) -> str:
-    """A share or an efficiency in percent with one decimal ('87.3%'), two significant
-    figures under 1 % ('0.011%', not '0.0%': 16 GPUs on 1 GbE at 0.011 % efficiency),
-    '<0.001%' under that, and the decimals that keep it off 100 % and `lines`: a ring
-    that exposes 503 us a step is '99.98%', not '100.0%' (review s28 R2 F8/F10). None: '-'."""
+    """A share or an efficiency in percent with one decimal ('87.3 %'), two significant
+    figures under 1 % ('0.011 %', not '0.0 %': 16 GPUs on 1 GbE at 0.011 % efficiency),
+    '<0.001 %' under that, and the decimals that keep it off 100 % and `lines`: a ring
+    that exposes 503 us a step is '99.98 %', not '100.0 %' (review s28 R2 F8/F10). SI
+    style as pct_text (`space=False`: the bare '87.3%'). None: '-'."""
     if pct is None or (isinstance(pct, float) and math.isnan(pct)):
         return "-"
     if pct == 0:

@@ -234,24 +234,24 @@ def fmt_times(x: float | None) -> str:
     return times_text(x)
 
 
-def fmt_pct(pct: float | None, space: bool = False) -> str:
+def fmt_pct(pct: float | None, space: bool = True) -> str:
     """A percent of roof, rounded one way everywhere (tables, chart labels, advice, reports):
     whole percents from 1 %, two figures under it, so an overhead-bound rmsnorm at 0.07 %
-    is not '0%' and 49.4999 is '49%' on every page. `space`: "49 %" (the markdown/HTML
-    reports' style). None: "-". Near a line that decides a class (10 % latency, 50 % the >2x
-    flag, 105 % above the roof) it keeps the digits that hold its side: a latency-bound
-    9.996 % is '9.996%', not '10%' (sides.pct_text; review s22 r4 F3). From 10000 % (a
-    point 100x above its roof: a miscount) 3 significant figures, '1.49e+06%', not
-    '1492537%'."""
+    is not '0 %' and 49.4999 is '49 %' on every page. SI style, a space before the sign,
+    in every output ("49 %"; `space=False` gives the bare "49%"). None: "-". Near a line
+    that decides a class (10 % latency, 50 % the >2x flag, 105 % above the roof) it keeps
+    the digits that hold its side: a latency-bound 9.996 % is '9.996 %', not '10 %'
+    (sides.pct_text; review s22 r4 F3). From 10000 % (a point 100x above its roof: a
+    miscount) 3 significant figures, '1.49e+06 %', not '1492537 %'."""
     return pct_text(pct, space=space)
 
 
 def fmt_fraction(fraction: float | None, decimals: int = 0) -> str:
     """A fraction (0.84) as the percent the tables print, with the space of SI style that
-    README, the share columns and `fmt_pct(..., space=True)` use: '84 %', not '84%'
-    (`{x:.0%}`), so a measured / nominal column does not read '84%' above '54 % of the
-    measured roof'. `decimals` after the point ('3.2 %' with 1). None or NaN: '-'. For
-    printed text only: CSV and JSON keep their numbers."""
+    README, the share columns and `fmt_pct` use: '84 %', not '84%' (`{x:.0%}`), so a
+    measured / nominal column does not read '84%' above '54 % of the measured roof'.
+    `decimals` after the point ('3.2 %' with 1). None or NaN: '-'. For printed text only:
+    CSV and JSON keep their numbers."""
     if fraction is None or (isinstance(fraction, float) and math.isnan(fraction)):
         return "-"
     return f"{100 * fraction:.{decimals}f} %"

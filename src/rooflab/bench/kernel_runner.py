@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..errors import InputError
 from ..model.sample_spread import spread_short
-from ..units import fmt_bytes_binary, si
+from ..units import fmt_bytes_binary, fmt_fraction, si
 
 BYTES_FP64 = 8
 # peakflops: FMAs per element per call (probe/cpu/flops.FMA_PER_CALL; not imported: that
@@ -380,8 +380,8 @@ def summary_lines(r: KernelResult, placed: dict | None) -> list[str]:
         f"  compute       {si(r.flop_per_s, 'FLOP/s')}",
         f"  per update    {k.bytes_per_update} B, {k.flop} FLOP (AI {k.intensity:.3g} "
         f"FLOP/B)",
-        f"  samples       {st.n} x {r.rate.reps} reps, spread {st.spread:.1%} "
-        f"(max-min)/median, {spread_short(st.n)} {st.iqr_rel:.1%} of median",
+        f"  samples       {st.n} x {r.rate.reps} reps, spread {fmt_fraction(st.spread, 1)} "
+        f"(max-min)/median, {spread_short(st.n)} {fmt_fraction(st.iqr_rel, 1)} of median",
         f"  byte model    {BYTE_MODEL}",
         f"  likwid        {k.likwid}{LIKWID_VALUE if not k.likwid.startswith('none') else ''}",
     ]
@@ -391,7 +391,7 @@ def summary_lines(r: KernelResult, placed: dict | None) -> list[str]:
         rows = placed.get("threads_row") or (
             f"the ceiling is for the threads that roof was measured or rated with, this "
             f"run used {r.threads}")
-        lines.append(f"  on {placed['roof']}: {placed['percent']:.0f}% of "
+        lines.append(f"  on {placed['roof']}: {placed['percent']:.0f} % of "
                      f"{placed['ceiling']} ({placed['provenance']}; {rows})")
     warning = r.rate.warning(k.name)
     if warning:

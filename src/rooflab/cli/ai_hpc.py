@@ -10,7 +10,8 @@ from dataclasses import replace
 import typer
 
 from ..errors import InputError
-from ..units import fmt_bytes_binary as _binary  # cache sizes as datasheets give them
+from ..units import fmt_bytes_binary as _binary
+from ..units import fmt_fraction  # cache sizes as datasheets give them
 from .ai_args import DTYPE64, HPC_DTYPE, JSON, SIZES, OnAi, _n
 
 
@@ -100,8 +101,8 @@ def _cache_holds(op, on: str | None):
                  f"{fmt_seconds(op.bytes / own.value)}" if own is not None else "")
         return {"notes": list(d.get("notes", [])) + [
             f"the operands ({si(ws, 'B')}) fit in {level} ({_binary(size)}; a working set "
-            f"up to {LLC_RESIDENT_SHARE:.0%} of a cache stays there between calls): called "
-            f"again on the same data (a solver's loop, a timing loop) they are served from "
+            f"up to {fmt_fraction(LLC_RESIDENT_SHARE)} of a cache stays there between calls): "
+            f"called again on the same data (a solver's loop, a timing loop) they are served from "
             f"{level}, so the DRAM time floor above binds only a first call{floor}"]}
     return extra
 

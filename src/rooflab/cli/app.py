@@ -101,8 +101,10 @@ class LazyRoot(Root):
         importlib.import_module(f"rooflab.cli.{VERBS[name][0]}").register(one)
         _reflow_helps(one)
         command = typer.main.get_group(one).commands[name]   # once per process
-        cli_metavars(command)
         _add_quiet(command, next(p for p in self.params if p.name == "quiet"))
+        # after _add_quiet: the root's -q copied before the root listed its own options
+        # (a verb looked up before parsing, options.refuse_repeated_on) has no word yet
+        cli_metavars(command)
         if any("--run" in p.opts for p in command.params):
             _script_keeps_its_quiet(command)
         return command

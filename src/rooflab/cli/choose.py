@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from ..errors import InputError
+from ..units import fmt_fraction
 from .choose_inputs import (
     _footprint,
     _least,
@@ -282,7 +283,7 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
                   fmt_times(c.ranked_s / best) if best and not vs else "-",
                   fmt_seconds(c.floor_s),
                   fmt_times(c.floor_s / floor) if floor and not vs else "-",
-                  f"{c.binding} ({c.binding_share:.0%})",
+                  f"{c.binding} ({fmt_fraction(c.binding_share)})",
                   "-" if c.tdp_w is None else f"{c.tdp_w:.0f} W", si(fj, "FLOP/J"),
                   *token_cells(c, scope))
     words = floor_words(split, scope)

@@ -89,7 +89,8 @@ def tp_link_lines(parallel: Mapping[str, Any] | None, choices,
             none.append(c.name)
             continue
         link_s, words = got
-        rows.append((c.ranked_s, f"  {c.name}: + {fmt_seconds(link_s)} on {words}: "
+        rows.append((c.ranked_s, f"  {c.name}{_die_unit(c.name, parallel)}: + "
+                     f"{fmt_seconds(link_s)} on {words}: "
                      f"{floor} {fmt_seconds(c.seconds + link_s)}, "
                      f"{fmt_seconds(c.step_s + link_s)} with launches"))
     if not rows:
@@ -111,3 +112,20 @@ def tp_link_lines(parallel: Mapping[str, Any] | None, choices,
         out.append(f"  no catalog link (give one to `rooflab llm --link-bw`): "
                    f"{', '.join(none)}: ranked on the shard alone, without a link")
     return out
+
+
+def _die_unit(name: str, parallel: Mapping[str, Any] | None) -> str:
+    """What --tp counts on a row of a package of several dies (MI250X): dies here, one per
+    row, where `rooflab llm --on MI250X --tp` counts packages (cli/llm_words.die_note);
+    "" for any other device."""
+    from .choose_dies import die_count
+
+    dies = die_count(name)
+    tp = int((parallel or {}).get("tp") or 1)
+    if dies <= 1 or tp <= 1:
+        return ""
+    on = f'"{name}"' if " " in name else name
+    same = (f"`rooflab llm --on {on} --tp {tp // dies}` counts packages: the same "
+            f"{tp} dies" if tp % dies == 0 else
+            f"`rooflab llm --on {on} --tp N` counts packages, {dies} dies each")
+    return f" (--tp {tp} counts dies here, {tp / dies:g} packages; {same})"

@@ -65,15 +65,34 @@ def device_comms(comm: Sequence[Kernel], work: Sequence[Kernel], first, cands
     roofs = {name: roof for name, roof, _ in cands}
     out: dict[str, tuple[DeviceComm, ...]] = {}
     for c in first:
-        link = candidate_link(c.name, roofs.get(c.name, c.roof), n)
-        if link is None:
+        # each row on the ring of its own devices (a --tp row's group, a --dp row's ring)
+        links = [candidate_link(c.name, roofs.get(c.name, c.roof), _devices(k, n))
+                 for k in comm]
+        if any(link is None for link in links):
             continue
         floors = {t.kernel: t.work_floor_s for t in c.per_kernel}
         windows = part_windows((k, floors.get(k.name)) for k in work)
         out[c.name] = tuple(
             DeviceComm(link, exposure(k, sum(k.bytes.values()) / link.bus_bytes_per_s,
-                                      windows)) for k in comm)
+                                      windows)) for k, link in zip(comm, links, strict=True))
     return out
+
+
+def _devices(k: Kernel, default: int) -> int:
+    """The devices a communication row's ring runs over (meta devices; a `train --tp`
+    row's is its group)."""
+    n = k.meta.get("devices")
+    return int(n) if isinstance(n, (int, float)) and n >= 2 else default
+
+
+def _group_words(comm: Sequence[Kernel], n: int) -> str:
+    """'--dp 8' for a data-parallel file's rows, '--tp 8' for a tensor-parallel one's,
+    both where it has both."""
+    tp = next((k.meta.get("tensor_parallel") for k in comm
+               if k.meta.get("tensor_parallel")), None)
+    dp = [k for k in comm if not k.meta.get("tensor_parallel")]
+    words = ([f"--dp {_devices(dp[0], n)}"] if dp else []) + ([f"--tp {tp}"] if tp else [])
+    return " ".join(words)
 
 
 def exposed_times(comms: Mapping[str, tuple[DeviceComm, ...]]) -> dict[str, float]:
@@ -106,9 +125,10 @@ def comm_lines(comm: Sequence[Kernel], comms: Mapping[str, tuple[DeviceComm, ...
 
     n = comm_devices(comm) or 2
     sent = sum(sum(k.bytes.values()) for k in comm)
-    out = [f"with --dp {n}'s collectives ({', '.join(k.name for k in comm)}: "
+    group = _group_words(comm, n)
+    out = [f"with {group}'s collectives ({', '.join(k.name for k in comm)}: "
            f"{si(sent, 'B')} sent per device) on each device's own link, as `rooflab train "
-           f"--on DEVICE --dp {n}` picks it (bandwidth only); the part its compute leaves "
+           f"--on DEVICE {group}` picks it (bandwidth only); the part its compute leaves "
            f"exposed is in the table's times, which are `rooflab train`'s step floor:"]
     none = []
     for c in shown:

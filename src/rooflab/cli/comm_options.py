@@ -39,6 +39,15 @@ def hop_latency_opt(also: str = ""):
 HopLatencyOpt = hop_latency_opt()
 
 
+def link_latency_opt(also: str = ""):
+    """--link-latency, the older per-operation spelling of --hop-latency-us for --tp's
+    all-reduces (`rooflab llm`, `rooflab train`), with `also` after its help."""
+    return Annotated[float | None, typer.Option(
+        "--link-latency", metavar="US",
+        help="the older spelling, per operation: the latency of one whole --tp all-reduce "
+             "in microseconds (taken as --hop-latency-us US / 2(tp-1))" + also)]
+
+
 def hop_latency_s(hop_us: float | None, old_us: float | None = None) -> float:
     """--hop-latency-us, or `scale`'s --latency-us (its older spelling, also per hop), in
     seconds (0 where neither is given: bandwidth only)."""

@@ -9,15 +9,36 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..files import check_writable, dumps_json, write_atomic
+from ..files import check_writable, json_pieces, write_atomic
 
 # A table printed into a pipe or a CI log has no terminal width to fit; rich would wrap it
 # at 80 columns, splitting kernel names over lines. Logs get this width instead.
 PIPE_WIDTH = 160
 
 
+# The characters of a document standard output receives whole, as when every document was
+# one string: a failure while one this long is made prints none of it (json_errors' error
+# document goes out instead); a longer one is written as it is made (s32: 240 MB at 100,000
+# kernels, held three times over, was 2.2 GB of a what-if's peak).
+HELD = 1 << 23
+
+
 def emit_json(obj: Any) -> None:
-    sys.stdout.write(dumps_json(obj))
+    """obj's JSON on stdout (files.json_pieces): whole once made, up to HELD characters;
+    past that, piece by piece as it is made, never whole in memory."""
+    pieces = json_pieces(obj)
+    held: list[str] = []
+    size = 0
+    for piece in pieces:
+        held.append(piece)
+        size += len(piece)
+        if size >= HELD:
+            break
+    for piece in held:
+        sys.stdout.write(piece)
+    held.clear()
+    for piece in pieces:
+        sys.stdout.write(piece)
 
 
 def console():
@@ -151,7 +172,7 @@ def progress_bar(label: str, quiet: bool = False) -> Iterator[Callable[[str, flo
 
     console = err_console()
     with Progress(TextColumn("{task.description:<36}"), BarColumn(),
-                  TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
+                  TextColumn("{task.percentage:>3.0f} %"), TimeElapsedColumn(),
                   console=console, transient=True,
                   disable=(quiet or is_quiet() or not console.is_terminal
                            or not isatty(sys.stderr))) as bar:

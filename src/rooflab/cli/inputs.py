@@ -119,8 +119,9 @@ def load_inputs(paths: Sequence[str], on: Sequence[str] = (),
     own = [p for p in paths if kinds[p] == "rooflab"]
     per_file = {path: load_kernels(path) for path in own}
     kernels = [k for ks in per_file.values() for k in ks]
+    device, device_note = _rocprof_device(on, kinds)
     imp = _profiler_files([p for p in paths if p not in own], kinds, progress, per_launch,
-                          distinct if label_traces is None else label_traces, on[:1])
+                          distinct if label_traces is None else label_traces, device)
     kernels, imp = _selected(kernels, imp, kernel, exclude)
     kernels, imp, viewed = _viewed(kernels, imp, precision)
     shared = shared_names(per_file)
@@ -131,7 +132,7 @@ def load_inputs(paths: Sequence[str], on: Sequence[str] = (),
         told = _warn_skips(imp)
         skipped += told
         notes = skipped + _import_notes(imp)
-    notes += viewed
+    notes += viewed + ([device_note] if device_note else [])
     if on:
         from ..ingest.profile_import import kernels_with_sm_count
 
@@ -229,7 +230,8 @@ def _profiler_files(paths: Sequence[str], kinds: dict[str, str],
     analysis JSON hold one row per kernel, the launches summed or never known; rocprof and
     torch inputs are read as their verbs read them, which have no per-launch view), so the
     flag could change nothing and the user would read summed kernels as launches. `on`:
-    --on's first device, which rocprof's reader takes for its occupancy (review s30)."""
+    the --on naming the GPU that recorded the rocprof files (_rocprof_device), which
+    rocprof's reader takes for its line size and occupancy (review s30)."""
     from ..ingest.profile_files import load_profiles
 
     if not per_launch:
@@ -247,6 +249,18 @@ def _profiler_files(paths: Sequence[str], kinds: dict[str, str],
     # ncu first, as load_profiles orders the profilers
     return join_imports([load_ncu(ncu, progress=progress, per_launch=True),
                          *([rest] if rest is not None else [])])
+
+
+def _rocprof_device(on: Sequence[str], kinds: dict[str, str]) -> tuple[list[str], str | None]:
+    """([the --on naming the GPU that recorded the rocprof files] or [], a note or None):
+    every --on reaches the reader (ingest.rocprof_arch.recording_device), not the first
+    alone, which with `plot F --on profile.json --on mi300x` named no GPU (session 32)."""
+    if "rocprof" not in kinds.values():
+        return list(on[:1]), None
+    from ..ingest.rocprof_arch import recording_device
+
+    device, note = recording_device(on)
+    return ([device] if device else []), note
 
 
 def _selected(kernels: list[Kernel], imp: ProfileImport | None, kernel: Sequence[str],

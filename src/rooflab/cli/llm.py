@@ -11,6 +11,7 @@ import typer
 
 from ..errors import InputError
 from ..units import parse_link_rate
+from .comm_options import link_latency_opt
 from .llm_list_render import list_rows, list_table
 from .llm_memory import check_gpu_mem_util
 
@@ -57,10 +58,7 @@ HopLatencyOpt = Annotated[float | None, typer.Option(
     "rank, what nccl-tests and a send/recv fit measure) in microseconds: each --tp "
     "all-reduce pays 2(tp-1) hops (--tp 8, 10 us: 140 us), a --pp send without --tp one "
     "(default: the measured one of --link-from, else 0: bandwidth only)")]
-LinkLatencyOpt = Annotated[float | None, typer.Option(
-    "--link-latency", metavar="US", help="the older spelling, per operation: the latency of "
-    "one whole --tp all-reduce in microseconds (taken as --hop-latency-us US / 2(tp-1)), or "
-    "of one --pp send without --tp")]
+LinkLatencyOpt = link_latency_opt(", or of one --pp send without --tp")
 PpLinkBwOpt = Annotated[str | None, typer.Option(
     "--pp-link-bw", help="stage-to-stage link bandwidth per direction, e.g. 50GB/s "
     "(default: --link-bw without --tp, else one 400 Gb/s NIC per device past an 8-device "

@@ -9,8 +9,8 @@ from .llm_words import span
 
 
 def shares(lo: float, hi: float, whole: float) -> str:
-    """'0.15%-0.3%': a range as shares of `whole` (units.fmt_pct: a 0.15 % share is not
-    '0%', review s28 R2 F4), one share when both ends print alike."""
+    """'0.15 %-0.3 %': a range as shares of `whole` (units.fmt_pct: a 0.15 % share is not
+    '0 %', review s28 R2 F4), one share when both ends print alike."""
     a, b = fmt_pct(100 * lo / whole), fmt_pct(100 * hi / whole)
     return a if a == b else f"{a}-{b}"
 

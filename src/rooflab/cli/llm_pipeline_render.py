@@ -3,7 +3,7 @@ in-flight memory (split from llm_render)."""
 
 from __future__ import annotations
 
-from ..units import fmt_seconds, per_s, si, si_apart
+from ..units import fmt_fraction, fmt_seconds, per_s, si, si_apart
 from .llm_words import device_word, rows_words, stream_dtype
 
 
@@ -95,7 +95,7 @@ def pipeline_lines(ppr, r) -> list[str]:
            f"{'es' if ppr.micro_batches > 1 else ''} of {ppr.batch} in flight, {pace}: "
            f"{per_s(ppr.tokens_per_s)} tokens/s for the system, "
            f"{per_s(ppr.tokens_per_s_per_gpu)} per {unit}"
-           + (f"; bubble {ppr.bubble:.0%} of the slowest stage's time"
+           + (f"; bubble {fmt_fraction(ppr.bubble)} of the slowest stage's time"
               + (f" (only {ppr.micro_batches} micro-batch"
                  f"{'es' if ppr.micro_batches > 1 else ''} for {ppr.pp} stages: "
                  f"--micro-batches {ppr.pp} fills it)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from ..units import fmt_ai, fmt_seconds, per_s, si
+from ..units import fmt_ai, fmt_fraction, fmt_seconds, per_s, si
 from ..workloads.llm.sweep_bend import equals_weights_batch, per_sequence_bytes
 from .llm_words import narrower
 
@@ -62,7 +62,7 @@ def context_sweep_table(cs, tp: int = 1, pp: int = 1):
          f"fits (batch {cs.batch})"),
         ((str(row["context"]), fmt_ai(row["ai"]), fmt_seconds(row["tpot_s"]),
           per_s(row["tokens_per_s"]), si(row["kv_bytes"], "B"), si(row["weight_bytes"], "B"),
-          f"{row['attention_share']:.0%}", row["bound"], _FITS[row["fits"]])
+          fmt_fraction(row["attention_share"]), row["bound"], _FITS[row["fits"]])
          for row in cs.rows()))
 
 
@@ -74,7 +74,7 @@ def prompt_sweep_table(ps, tp: int = 1):
         f"prefill prompt sweep at batch {ps.batch} (TTFT per prompt length{per})",
         ("prompt", "TTFT floor", "prefill AI", "prompt tokens/s", "bound", "attention"),
         ((str(row["prompt"]), fmt_seconds(row["ttft_s"]), fmt_ai(row["ai"]),
-          per_s(row["prompt_tokens_per_s"]), row["bound"], f"{row['attention_share']:.0%}")
+          per_s(row["prompt_tokens_per_s"]), row["bound"], fmt_fraction(row["attention_share"]))
          for row in ps.rows()))
 
 

@@ -71,8 +71,12 @@ def die_note(r) -> str | None:
     if n <= 1:
         return None
     per = r.settings.tp * r.settings.pp
+    # --tp counts packages here, dies in `rooflab choose` (one die per row) and in ROCm:
+    # each verb says its unit, and the equal group (session 32)
     group = (f"; under --tp/--pp each of the {per} devices here is a whole package "
-             f"({per * n} dies)" if per > 1 else "")
+             f"({per * n} dies): --tp counts packages here, while ROCm and `rooflab "
+             f"choose` count dies (this --tp {r.settings.tp} is their --tp "
+             f"{r.settings.tp * n})" if per > 1 else "")
     return (f"{note(r.roof.name, n)}. So are these floors and the memory line: one process "
             f"has {n}x these work floors (the launches the same){group}")
 

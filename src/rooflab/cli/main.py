@@ -107,6 +107,9 @@ def _run(argv: list[str] | None) -> int:
                 written(clear=True)
                 app = _command()   # inside the try: Ctrl-C while it imports is one line
                 _refuse_empty_outputs(argv)
+                from .options import refuse_repeated_on
+
+                refuse_repeated_on(app, argv)
                 from .file_args import read_once, saved_inputs
 
                 if read_once(argv):

@@ -32,10 +32,55 @@ _FROM_ENV: list[str] = []   # the value ROOFLAB_ON gave this command's --on, if 
 def on_option(more: str = ""):
     """The --on option, with `more` said after ON_HELP where a verb's --on differs (plot's
     repeats, compare's is for the chart only): ROOFLAB_ON when not given, catalog names
-    and files completed in the shell."""
+    and files completed in the shell. A verb whose --on is one value refuses it given
+    twice (refuse_repeated_on)."""
     return typer.Option("--on", help=ON_HELP + (f"; {more}" if more else ""),
                         callback=_on_default,
                         autocompletion=complete_on)
+
+
+def refuse_repeated_on(app, argv: list[str]) -> None:
+    """A verb that judges on one roof (its --on is not repeatable, as plot's is) refuses a
+    second --on: Click keeps the last of a single option given twice, and `rooflab report
+    F --on mi300x --on mi250x` judged on the MI250X without a word (session 32)."""
+    words = [a for a in argv if not a.startswith("-")][:2]
+    command = app.commands.get(words[0]) if words else None
+    subs = getattr(command, "commands", None)
+    if isinstance(subs, dict):        # a group: its verb's own (`ai matmul`)
+        command = subs.get(words[1]) if len(words) > 1 else None
+    verb = " ".join(words if isinstance(subs, dict) else words[:1])
+    params = getattr(command, "params", ())
+    on = next((p for p in params if "--on" in getattr(p, "opts", ())), None)
+    if on is None or on.multiple:
+        return
+    takes_value = {o for p in params if getattr(p, "param_type_name", "") == "option"
+                   and not (getattr(p, "is_flag", False) or getattr(p, "count", False))
+                   for o in (*p.opts, *p.secondary_opts)}
+    args = argv[:argv.index("--")] if "--" in argv else argv
+    given = []
+    for i, arg in enumerate(args):
+        if i and args[i - 1] in takes_value:
+            continue            # another option's value (`--title --on`)
+        if arg == "--on" and i + 1 < len(args):
+            given.append(args[i + 1])
+        elif arg.startswith("--on="):
+            given.append(arg[len("--on="):])
+    if len(given) > 1:
+        from ..errors import InputError
+
+        raise InputError(f"--on given {len(given)} times ({', '.join(given)}): `rooflab "
+                         f"{verb}` works on one device: a second --on would replace the "
+                         f"first without a word; keep one --on, or {_several_roofs(verb, given)}")
+
+
+def _several_roofs(verb: str, given: list[str]) -> str:
+    """Where the devices of a repeated --on go instead."""
+    if verb == "llm":
+        return f"compare them with `rooflab llm MODEL --compare {','.join(given)}`"
+    if verb.split()[0] in ("train", "scale", "bench", "ai"):
+        return "run the command once per device"
+    specs = " ".join(f"--on {s}" for s in given)
+    return f"draw every roof on one chart with `rooflab plot FILES {specs} -o chart.png`"
 
 
 def _on_default(ctx: typer.Context, param: typer.CallbackParam, given):

@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from ..errors import InputError
+from ..units import fmt_fraction
 
 HELP = """Measure this machine's roofline: bandwidth per memory level (L1, L2, L3, DRAM),
 peak FLOP/s per precision, an intensity sweep and the dispatch overhead; print the record
@@ -395,7 +396,7 @@ def scaling_table(scaling):
               "fp64\neff", *(f"{lv.upper()}\nGB/s" for lv in caches)]:
         table.add_column(h, justify="right", no_wrap=True)
     for r in rows:
-        eff = "-" if r.efficiency is None else f"{r.efficiency:.0%}"
+        eff = fmt_fraction(r.efficiency)    # None: '-'
         table.add_row(str(r.threads), cell(r.dram, "DRAM", r), cell(r.dram_per_thread),
                       cell(r.fp64, "fp64", r), cell(r.fp64_per_thread), eff,
                       *(cell(getattr(r, lv), lv.upper(), r) for lv in caches))

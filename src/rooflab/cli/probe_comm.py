@@ -10,7 +10,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..model.link_fits import RESIDUAL_WARN
 from ..probe.comm.rendezvous import EveryRankError
-from ..units import LINKS, fmt_bytes_binary, fmt_seconds, plain, si
+from ..units import LINKS, fmt_bytes_binary, fmt_fraction, fmt_seconds, plain, si
 
 DEFAULT_OUTPUT = "rooflab-comm-profile.json"
 
@@ -36,7 +36,7 @@ def _resid(fit) -> str:
     if not fit or fit.get("max_rel_residual") is None:
         return "-"
     worst = fit["max_rel_residual"]
-    return f"{worst:.0%}" + (" !" if worst > RESIDUAL_WARN else "")
+    return fmt_fraction(worst) + (" !" if worst > RESIDUAL_WARN else "")
 
 
 def summary_rows(profile) -> list[list[str]]:

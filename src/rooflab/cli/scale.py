@@ -65,7 +65,7 @@ GPU one 400 Gb/s NIC (50 GB/s), an MI250X or MI300A one 200 Gb/s Slingshot NIC
 (25 GB/s); a Gaudi leaves its node by its own 3 scale-out RoCE ports (75 GB/s a
 Gaudi 3); a TPU's ICI joins a whole pod slice, so no row crosses a node unless
 --per-node is given, and past it slices talk over the data-center network
-(v5p: 50 Gb/s per chip).
+(v5p: 50 Gb/s per chip); any other device (a CPU) one 400 Gb/s NIC of no brand.
 Rows past the ranks a profile measured are extrapolations, and a
 note says so.
 

@@ -181,9 +181,11 @@ def scale_lines(run: ScaleRun) -> list[str]:
     dev = device_word(run.roof)
     lines = []
     if pair is not None:
+        # a pair on a mesh's one link (xGMI, a Gaudi's RoCE ports: comm_link's "a full
+        # mesh" source) is no bridge (a Gaudi 2-chip row said "a bridge joins 2 cards")
+        mesh = pair.level == "xGMI" or "a full mesh" in pair.source
         lines.append(f"2 devices: {pair.level} {si(pair.bus_bytes_per_s, 'B/s')} "
-                     f"({pair.source}"
-                     f"{')' if pair.level == 'xGMI' else '; a bridge joins 2 cards)'}")
+                     f"({pair.source}{')' if mesh else '; a bridge joins 2 cards)'}")
     lines.append(f"intra-node link: {intra.level} {si(intra.bus_bytes_per_s, 'B/s')} "
                  f"({intra.source}); inter-node: " + _inter_words(run))
     latency = (latency_line(intra, inter, run.per_node, last.n, run.layer_count, dev)

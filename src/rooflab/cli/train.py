@@ -10,10 +10,29 @@ from typing import Annotated
 import typer
 
 from ..errors import InputError
-from .comm_options import GradDtypeOpt, HopLatencyOpt, LinkFromOpt, hop_latency_s
+from .comm_options import (
+    GradDtypeOpt,
+    HopLatencyOpt,
+    LinkFromOpt,
+    hop_latency_s,
+    link_latency_opt,
+)
 from .options import on_option
 
 OnTrain = Annotated[str | None, on_option()]
+TpOpt = Annotated[int, typer.Option(
+    "--tp", help="tensor-parallel devices per model replica (Megatron-LM): each holds 1/N "
+    "of every layer's heads and MLP columns and of the vocabulary; 4 all-reduces of the "
+    "b x s x h activation per layer (6 with --recompute full) on the node's link, not "
+    "overlapped; inside one node (scale out with --dp)")]
+SequenceParallelOpt = Annotated[bool, typer.Option(
+    "--sequence-parallel", help="--tp: Korthikanti et al. 2022's sequence parallelism: "
+    "the norms and residual adds, and their activations, split over the --tp devices; each "
+    "all-reduce a reduce-scatter + all-gather (the same bytes)")]
+TpLinkBwOpt = Annotated[str | None, typer.Option(
+    "--tp-link-bw", help="--tp: the TP group's bus bandwidth with its unit, 450GB/s "
+    "(default: the catalog link, as `rooflab llm --tp`)")]
+LinkLatencyOpt = link_latency_opt()
 
 
 def register(app) -> None:
@@ -82,6 +101,10 @@ def register(app) -> None:
         link_from: LinkFromOpt = None,
         hop_latency_us: HopLatencyOpt = None,
         grad_dtype: GradDtypeOpt = None,
+        tp: TpOpt = 1,
+        sequence_parallel: SequenceParallelOpt = False,
+        tp_link_bw: TpLinkBwOpt = None,
+        link_latency: LinkLatencyOpt = None,
         memory: str = typer.Option(None, "--memory", help="device memory, e.g. 80GB "
                                    "(default: the catalog's)"),
         json_out: bool = typer.Option(False, "--json", help="print JSON"),
@@ -107,6 +130,7 @@ def register(app) -> None:
           rooflab train llama-2-7b --on H100 --batch 4 --seq 4096 -o step.json
           rooflab train llama-2-7b --on H100 --dp 8 --zero 1 --grad-dtype fp32
           rooflab train llama-2-7b --on H100 --dp 16 --link-from cluster.json
+          rooflab train llama-2-7b --on H100 --tp 8 --seq 4096 --sequence-parallel
           rooflab report step.json
         """
         from ..workloads.llm.config_names import load_config
@@ -121,16 +145,21 @@ def register(app) -> None:
                              f"got {step_ms:g}")
         check_output(output, (".json", ".csv", ".png", ".svg"),
                      inputs=[config, on, link_from])
-        _check_dp_options(dp, link_bw, overlap, link_from, hop_latency_us, grad_dtype)
+        from .train_tp_words import tp_link_options
+
+        _check_dp_options(dp, link_bw, overlap, link_from, hop_latency_us, grad_dtype, tp)
+        tp_link = tp_link_options(tp, tp_link_bw, link_latency, hop_latency_us)
         seq = _seq(seq, cfg)
         _check_positions(cfg, seq)
         run(cfg, on, dict(batch=batch, seq=seq, attn=attn, recompute=recompute,
                           optimizer=optimizer, accumulate=accumulate,
                           attention_flops=attention_flops, dp=dp, zero=zero, loss=loss,
-                          clip_grad=clip_grad, grad_dtype=_grad_dtype(grad_dtype)),
+                          clip_grad=clip_grad, grad_dtype=_grad_dtype(grad_dtype),
+                          tp=tp, sequence_parallel=sequence_parallel),
             dtype=dtype, step_ms=step_ms, memory=memory, json_out=json_out, output=output,
             overlap=overlap is not False, link_bw=link_bw,
-            link=dict(link_from=link_from, hop_s=hop_latency_s(hop_latency_us)))
+            link=dict(link_from=link_from, hop_s=hop_latency_s(hop_latency_us)),
+            tp_link=tp_link)
 
 
 def _grad_dtype(given: str | None) -> str | None:
@@ -143,16 +172,20 @@ def _grad_dtype(given: str | None) -> str | None:
 
 def _check_dp_options(dp: int, link_bw: str | None, overlap: bool | None,
                       link_from: str | None = None, hop_us: float | None = None,
-                      grad_dtype: str | None = None) -> None:
+                      grad_dtype: str | None = None, tp: int = 1) -> None:
     """--link-bw, --link-from, --hop-latency-us, --grad-dtype and --overlap/--no-overlap
     time the collectives of --dp N: without N > 1 there are none, so they are refused (as
     `rooflab llm` refuses --link-from and --pp-link-bw without --tp/--pp), not silently
-    ignored; --link-bw and --link-from are one link, given once (as `rooflab scale`)."""
+    ignored; --link-bw and --link-from are one link, given once (as `rooflab scale`).
+    Under --tp N > 1, --link-from and --hop-latency-us also time its collectives."""
     from .comm_options import check_link_from
 
     check_link_from(link_from, link_bw)
-    given = [name for name, v in (("--link-bw", link_bw), ("--link-from", link_from),
-                                  ("--hop-latency-us", hop_us), ("--grad-dtype", grad_dtype),
+    tp_too = isinstance(tp, int) and tp > 1      # its link takes these two as well
+    given = [name for name, v in (("--link-bw", link_bw),
+                                  ("--link-from", None if tp_too else link_from),
+                                  ("--hop-latency-us", None if tp_too else hop_us),
+                                  ("--grad-dtype", grad_dtype),
                                   ("--overlap" if overlap else "--no-overlap", overlap))
              if v is not None]
     if given and isinstance(dp, int) and dp == 1:
@@ -189,9 +222,11 @@ def _check_positions(cfg, seq: int) -> None:
 
 def run(cfg, on: str, options: dict, *, dtype: str | None, step_ms: float | None,
         memory: str | None, json_out: bool, output: str | None, overlap: bool = True,
-        link_bw: str | None = None, link: dict | None = None) -> None:
+        link_bw: str | None = None, link: dict | None = None,
+        tp_link: dict | None = None) -> None:
     """`link`: --link-from and --hop-latency-us (in seconds) of the --dp ring, as
-    dp_ring takes them."""
+    dp_ring takes them; `tp_link`: --tp-link-bw (bytes/s) and the hop latency of the --tp
+    group's link (train_tp_words.tp_link_options)."""
     from ..hardware.resolve import load_roof
     from ..units import si_apart
     from ..workloads.llm.train import TrainSetup, run_train
@@ -208,6 +243,7 @@ def run(cfg, on: str, options: dict, *, dtype: str | None, step_ms: float | None
         train_dict,
         write_output,
     )
+    from .train_tp_words import on_tp
 
     roof = load_roof(on)
     # fp16 where the roof has fp16 tensor math and no bf16 (V100, T4), as `rooflab scale`
@@ -217,16 +253,16 @@ def run(cfg, on: str, options: dict, *, dtype: str | None, step_ms: float | None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")     # llm's context warnings: said once, above
         r = run_train(cfg, roof, setup)
+    r, chosen = on_tp(r, on, roof, link, tp_link)
     r, ring = _on_ring(r, on, link_bw, link, overlap)
     mem = train_memory(cfg, setup, mem_bytes)
     notes = (tuple(picked) + r.notes + host_notes + _notes(cfg, setup) + optimizer_note(r)
-             + die_words(roof, setup.dp) + (ring.notes if ring else ()))
+             + die_words(roof, setup.dp) + _link_notes(ring, chosen))
     if step_ms is not None and step_ms / 1e3 < r.floor_s:
         warn(below_floor_words(r, step_ms / 1e3))
     largest = _largest(cfg, setup, mem_bytes)
     data = train_dict(r, mem, step_ms, notes, largest)
-    if ring is not None:     # where the link came from, as scale --json's links
-        data["train"]["dp"]["link"].update(ring.provenance())
+    _add_provenance(data, ring, chosen)
     if output:
         write_output(output, data, r)
     if json_out:
@@ -246,15 +282,34 @@ def run(cfg, on: str, options: dict, *, dtype: str | None, step_ms: float | None
         wrote(output)
 
 
+def _link_notes(ring, chosen) -> tuple[str, ...]:
+    """The notes of the --dp ring's link and of the --tp group's."""
+    return (ring.notes if ring else ()) + (chosen.notes if chosen else ())
+
+
+def _add_provenance(data: dict, ring, chosen) -> None:
+    """Where the links came from, as scale --json's links: train.dp.link, train.tp.link."""
+    if ring is not None:
+        data["train"]["dp"]["link"].update(ring.provenance())
+    if chosen is not None:
+        data["train"]["tp"]["link"].update(chosen.provenance())
+
+
 def _on_ring(r, on: str, link_bw: str | None, link: dict | None, overlap: bool):
     """Under --dp N, the collectives on the ring link (workloads/llm/train_dp.py): (the
-    result with them, the ring with its provenance and notes: dp_ring); else (r, None)."""
+    result with them, the ring with its provenance and notes: dp_ring); else (r, None).
+    Under --tp N the ring's link is chosen for all dp x tp devices (a data-parallel ring
+    leaves the node once they do), its collectives over --dp of them."""
     if r.setup.dp < 2:
         return r, None
     from ..workloads.llm.train_dp import with_dp
     from .train_dp_words import dp_ring
 
-    ring = dp_ring(on, r.setup.dp, link_bw, **(link or {}))
+    ring = dp_ring(on, r.setup.dp * r.setup.tp, link_bw, **(link or {}))
+    if r.setup.tp > 1:
+        from .train_tp_words import shared_network
+
+        ring = shared_network(ring, r.setup.tp)
     return with_dp(r, ring.link, overlap), ring
 
 
@@ -311,12 +366,19 @@ def _notes(cfg, setup) -> tuple[str, ...]:
     words = setup.optimizer_spec()[3]
     notes = [words + " (ZeRO, Rajbhandari et al. 2020, sec. 3.1)" if setup.mixed else words,
              "one device, no data parallelism: no gradient all-reduce counted (--dp N "
-             "times this step's all-reduce or ZeRO collectives over N devices; tensor "
-             "parallelism is not modelled for training)"]
+             "times this step's all-reduce or ZeRO collectives over N devices; --tp N "
+             "splits the model over N devices)"]
     if setup.dp > 1:
         from .train_dp_words import dp_notes
 
         notes[1:2] = dp_notes(setup)
+    elif setup.tp > 1:
+        notes[1] = ("no data parallelism: no gradient all-reduce counted (--dp N times "
+                    "this step's all-reduce or ZeRO collectives over N model replicas)")
+    if setup.tp > 1:
+        from .train_tp_words import tp_notes
+
+        notes[2:2] = tp_notes(setup)
     if not setup.mixed:
         notes.append(PRECISION_WORDS[setup.dtype])
     # clipping, fp16's unscale, zeroing (workloads/llm/train_clip); --loss fused's chunks

@@ -109,12 +109,17 @@ def dp_lines(r) -> list[str]:
         f"communication {fmt_seconds(dp.comm_s)} per step ({each}); {hidden}: "
         f"{fmt_seconds(dp.exposed_s)} exposed ({fmt_pct(100 * dp.exposed_s / dp.comm_s)} of "
         f"it), step floor {fmt_seconds(r.timing.floor_s)} compute + "
-        f"{fmt_seconds(dp.exposed_s)} = {fmt_seconds(r.floor_s)}; "
+        f"{fmt_seconds(dp.exposed_s)}{tp_words(r)} = {fmt_seconds(r.floor_s)}; "
         f"{si(dp.link_bytes, 'B')} sent per device",
         f"link: {dp.link.level} {si(dp.link.bus_bytes_per_s, 'B/s')} bus bandwidth"
         f"{hop_words(dp.link)} ({dp.link.source}); ring: all-reduce 2(N-1)/N x bytes, "
         f"reduce-scatter and all-gather (N-1)/N each",
     ]
+
+
+def tp_words(r) -> str:
+    """' + 17 ms tensor-parallel' under --tp (its collectives on the floor too), else ''."""
+    return f" + {fmt_seconds(r.tp.comm_s)} tensor-parallel" if r.tp is not None else ""
 
 
 def hop_words(link: Link) -> str:
@@ -147,22 +152,28 @@ def add_dp_kernel(data: dict, r) -> None:
     each device sends, no FLOP), on the roof with the link as a ceiling: `report`,
     `whatif`, `plot` and `compare` read it as they read the others. The train section's
     row carries its whole time as floor_s and the exposed part apart."""
+    dp = r.dp
+    add_comm_kernel(data, link_roof(r.timing.analysis.roof, dp.link),
+                    comm_kernel(dp, r.setup.batch), dp, exposed_s=dp.exposed_s)
+
+
+def add_comm_kernel(data: dict, roof, k, group, exposed_s: float) -> None:
+    """One group's communication (`group`: the --dp or --tp result, with its link,
+    link_bytes and comm_s) as kernel k of the file, judged on `roof` (the file's roof
+    with that link as a ceiling), and its row in the train section."""
     from ..model.analysis import analyze
     from ..model.roof_schema import roof_to_dict
     from ..model.schema import kernel_to_dict, points_to_dicts
 
-    dp = r.dp
-    roof = link_roof(r.timing.analysis.roof, dp.link)
-    k = comm_kernel(dp, r.setup.batch)
-    a = analyze(roof, [k], levels=(dp.link.level,))
+    a = analyze(roof, [k], levels=(group.link.level,))
     data["roof"] = roof_to_dict(roof)
     data["kernels"].append(kernel_to_dict(k))
     data["analysis"].extend(points_to_dicts(a.points))
     data["train"]["kernels"].append(
         {"name": k.name, "part": "comm", "op": k.meta["op"], "calls": k.calls, "flop": 0.0,
-         "bytes": dp.link_bytes, "bytes_split": {"weights": 0.0, "activations": 0.0},
-         "ai": 0.0, "bound": dp.link.level, "floor_s": dp.comm_s,
-         "exposed_s": dp.exposed_s})
+         "bytes": group.link_bytes, "bytes_split": {"weights": 0.0, "activations": 0.0},
+         "ai": 0.0, "bound": group.link.level, "floor_s": group.comm_s,
+         "exposed_s": exposed_s})
 
 
 def add_dp_row(table, r) -> None:

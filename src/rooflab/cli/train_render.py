@@ -57,10 +57,14 @@ def kernel_table(r: TrainResult):
         from .train_dp_words import add_dp_row
 
         add_dp_row(t, r)
+    if r.tp is not None:     # --tp: a row per collective (cli/train_tp_words.py)
+        from .train_tp_words import add_tp_rows
+
+        add_tp_rows(t, r)
     step = r.timing.step
     t.add_section()
     t.add_row("step", "", str(step.launches), si(step.flop), si(step.bytes, "B"),
-              fmt_ai(step.ai), r.timing.bound, fmt_seconds(total), "100%")
+              fmt_ai(step.ai), r.timing.bound, fmt_seconds(total), "100 %")
     return t
 
 
@@ -77,6 +81,8 @@ def summary_lines(r: TrainResult, mem: TrainMemory, step_ms: float | None,
                       if getattr(r.step, part))
     if r.dp is not None:               # the parts add up to the floor: its exposed comm too
         parts += f", communication exposed {fmt_seconds(r.dp.exposed_s)}"
+    if r.tp is not None:
+        parts += f", tensor-parallel communication {fmt_seconds(r.tp.comm_s)}"
     t = r.timing
     lo, hi = t.launch_s_range
     per = (f"{st.tokens} tokens per step" if st.accumulate == 1 else
@@ -84,12 +90,15 @@ def summary_lines(r: TrainResult, mem: TrainMemory, step_ms: float | None,
            f"{st.tokens}")
     if st.dp > 1:
         per = f"{st.step_tokens * st.dp} tokens per optimizer step: {st.dp} devices x {per}"
+    if st.tp > 1:
+        per += f"; each on a group of --tp {st.tp} devices"
     lines = [
         f"step floor {fmt_seconds(r.floor_s)} ({parts}; {WITH_LAUNCHES} "
         f"{fmt_seconds(r.with_launches_s)}: {t.step.launches} launches x "
         f"{span(*t.per_launch_s)} = {span(lo, hi)}) on {t.analysis.roof.name}; "
         f"{per_s(r.tokens_per_s)} tokens/s at the floor ({per})",
-        f"model FLOPs {si(r.model_flop)} per step ({si(r.model_flop / st.step_tokens)} per "
+        f"model FLOPs {si(r.model_flop)} per step{tp_words(r)} "
+        f"({si(r.model_flop * st.tp / st.step_tokens)} per "
         f"token: 6 N = {si(6 * r.n_params)} with N = {si(r.n_params)}, + "
         f"{st.attention_flops} attention); counted in "
         f"the kernels {si(r.counted_flop)} ({counted_attention_words(r)}, norms and the "
@@ -107,12 +116,22 @@ def summary_lines(r: TrainResult, mem: TrainMemory, step_ms: float | None,
                      + (" (FASTER THAN THE FLOOR: see the warning)" if s < r.floor_s else
                         " (MFU above 100 %: PaLM's full T x T count, as the MFU line says)"
                         if r.mfu(s) > 1 else ""))
+    if r.tp is not None:
+        from .train_tp_words import tp_lines
+
+        lines += tp_lines(r)
     if r.dp is not None:
         from .train_dp_words import dp_lines
 
         lines += dp_lines(r)
     lines.append(memory_line(mem, st, largest, zero3_fewest(r, mem)))
     return lines
+
+
+def tp_words(r: TrainResult) -> str:
+    """', per device: 1/8 of the model's 189 T' under --tp 8, else ''."""
+    n = r.setup.tp
+    return f" per device, 1/{n} of the model's {si(r.model_flop * n)}" if n > 1 else ""
 
 
 def zero3_fewest(r: TrainResult, mem: TrainMemory) -> tuple[int, str, float] | None:
@@ -249,7 +268,8 @@ def train_dict(r: TrainResult, mem: TrainMemory, step_ms: float | None,
     train = {
         "model": {"name": r.config.name, "source": r.config.source, "layers": r.config.layers,
                   "hidden": r.config.hidden, "heads": r.config.heads, "vocab": r.config.vocab,
-                  "params": mem.params, "palm_n": r.n_params},
+                  "params": mem.params if st.tp == 1 else model_params(r.config),
+                  "palm_n": r.n_params},
         "setup": {"batch": st.batch, "seq": st.seq, "tokens": st.tokens,
                   "accumulate": st.accumulate, "step_tokens": st.step_tokens,
                   "dtype": st.dtype, "attn": st.attn, "recompute": st.recompute,
@@ -257,14 +277,17 @@ def train_dict(r: TrainResult, mem: TrainMemory, step_ms: float | None,
                   "optimizer_state": st.optimizer_spec()[3],
                   "loss": st.loss, "clip_grad": st.clip_grad,
                   **({"dp": st.dp, "zero": st.zero,
-                      "grad_dtype": st.grad_dtype or st.storage} if st.dp > 1 else {})},
+                      "grad_dtype": st.grad_dtype or st.storage} if st.dp > 1 else {}),
+                  **({"tp": st.tp, "sequence_parallel": st.sequence_parallel}
+                     if st.tp > 1 else {})},
         "floor_s": r.floor_s, "work_floor_s": r.floor_s,
         "with_launches_s": r.with_launches_s,
         "launches": {"per_step": t.step.launches, "per_launch_s": list(t.per_launch_s),
                      "launch_s": list(t.launch_s_range), "source": t.launch_source},
         # under --dp the exposed communication too, so the parts add up to floor_s (s30)
         "parts_s": {**{part: r.part_s(part) for part in PARTS},
-                    **({"comm": r.dp.exposed_s} if r.dp is not None else {})},
+                    **({"comm": r.comm_exposed_s}
+                       if r.dp is not None or r.tp is not None else {})},
         "tokens_per_s": r.tokens_per_s,
         "model_flop": r.model_flop, "model_flop_source": MFU_SOURCE[st.attention_flops],
         "counted_flop": r.counted_flop, "recompute_flop": r.recompute_flop,
@@ -304,7 +327,19 @@ def train_dict(r: TrainResult, mem: TrainMemory, step_ms: float | None,
 
         train["dp"] = dp_dict(r)
         add_dp_kernel(doc, r)
+    if r.tp is not None:     # --tp: train.tp and its collectives' kernel
+        from .train_tp_words import add_tp_kernel, tp_dict
+
+        train["tp"] = tp_dict(r)
+        add_tp_kernel(doc, r)
     return doc
+
+
+def model_params(cfg) -> int:
+    """The whole model's parameters (under --tp the memory block's are one device's)."""
+    from ..workloads.llm.params import count_params
+
+    return count_params(cfg).total
 
 
 def zero_fit_dict(mem: TrainMemory, st) -> dict | None:
@@ -324,8 +359,10 @@ def write_output(path: str, data: dict, r: TrainResult) -> None:
     suffix = Path(path).suffix.lower()
     if suffix == ".json":
         write_json(path, data)
-    elif suffix == ".csv":
-        save_text(path, csv_text(csv_rows(data), CSV_COLUMNS))
+    elif suffix == ".csv":     # --tp: its degree as one more column
+        tp = data["train"]["setup"].get("tp")
+        save_text(path, csv_text([{**row, "tensor_parallel": tp} for row in csv_rows(data)],
+                                 CSV_COLUMNS + (("tensor_parallel",) if tp else ())))
     else:
         from ..report.chart import plot_roofline, save_figure
 

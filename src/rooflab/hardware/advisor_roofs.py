@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from ..errors import InputError, ParseError
 from ..model.ceiling import Ceiling
-from ..units import fmt_rate, si
+from ..units import fmt_fraction, fmt_rate, si
 
 ONE_THREAD = "(single-threaded)"
 _ROW_TEXT = re.compile(r"^\s*(?P<name>\S.*?)\s+(?P<value>\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)"
@@ -175,8 +175,8 @@ def _left_notes(left: list[AdvisorRoof], rows: list[AdvisorRoof], path: str) -> 
         twin = fma.get(r.base.replace(" add ", " fma ")) if " vector add " in r.base else None
         if twin is not None:
             notes.append(f"Advisor's '{r.name}' {_rate(r)} is "
-                         f"{r.value / twin.value:.1%} of its FMA peak: where a loop of vector "
-                         f"adds alone tops out on this machine (rooflab's no-FMA ceiling "
+                         f"{fmt_fraction(r.value / twin.value, 1)} of its FMA peak: where a loop "
+                         f"of vector adds alone tops out on this machine (rooflab's no-FMA ceiling "
                          f"from a kernel's FMA share takes adds at an FMA's issue rate, "
                          f"50 %)")
         else:

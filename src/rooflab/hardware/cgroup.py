@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..units import fmt_fraction
 from .os_files import read as _read
 
 PROC_CGROUP = Path("/proc/self/cgroup")
@@ -178,7 +179,7 @@ def quota_note(quota: CpuQuota, threads: int, host_cpus: int) -> str:
              f"before waiting for the next period: the measured ceilings are burst rates of "
              f"{_threads(threads)} (a best-of sample shorter than {run_ms:.3g} ms can run "
              f"unthrottled), and sustained work (running longer than one period) gets "
-             f"{share:.0%} of them, the quota's {cpus} that the nominal roof counts")
+             f"{fmt_fraction(share)} of them, the quota's {cpus} that the nominal roof counts")
     if quota.cpus >= 1:
         return text + (f"; for sustained figures keep the threads within the quota "
                        f"(measure with --threads {quota.fits} or fewer)")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ..errors import InputError, ParseError
 from ..model.ceiling import Ceiling, Roof
-from ..units import LEVELS, UNITS, fmt_times, parse_rate, parse_size
+from ..units import LEVELS, UNITS, fmt_fraction, fmt_times, parse_rate, parse_size
 from ..units import fmt_bytes_binary as _binary  # caches as the OS gives them: 48 KiB
 
 # ---------------------------------------------------------------------- likwid-bench
@@ -377,8 +377,8 @@ def fit_to_datasheet(flag: str, text: str, c: Ceiling, nominal: Roof) -> Ceiling
         ref = nominal.find_memory(c.level)
         if ref is not None and c.value > ABOVE_DATASHEET * ref.value:
             raise InputError(
-                f"{flag} {text} is {c.value / ref.value:.0%} of {nominal.name}'s datasheet "
-                f"{c.level} {si(ref.value, 'B/s')}: a measured bandwidth cannot beat the "
+                f"{flag} {text} is {fmt_fraction(c.value / ref.value)} of {nominal.name}'s "
+                f"datasheet {c.level} {si(ref.value, 'B/s')}: a measured bandwidth cannot beat the "
                 f"datasheet; check the number and its unit (GB/s, not Gbit/s)")
         return c
     units = [r for r in nominal.compute if r.precision == c.precision]
@@ -389,9 +389,10 @@ def fit_to_datasheet(flag: str, text: str, c: Ceiling, nominal: Roof) -> Ceiling
         return c
     rate = str(text).partition("@")[0]
     fits = [r for r in units if r.unit != c.unit and c.value <= ABOVE_DATASHEET * r.value]
-    hint = "; ".join(f"{c.value / r.value:.0%} of its {r.label} {fmt_rate(r.value, r.precision)}"
-                     f": did you mean {flag} {rate}@{r.unit}?" for r in fits)
+    hint = "; ".join(f"{fmt_fraction(c.value / r.value)} of its {r.label} "
+                     f"{fmt_rate(r.value, r.precision)}: did you mean {flag} {rate}@{r.unit}?"
+                     for r in fits)
     raise InputError(
-        f"{flag} {text} is {c.value / ref.value:.0%} of {nominal.name}'s datasheet "
+        f"{flag} {text} is {fmt_fraction(c.value / ref.value)} of {nominal.name}'s datasheet "
         f"{ref.label} {fmt_rate(ref.value, ref.precision)}: a measured peak cannot beat the "
         f"datasheet" + (f"; {hint}" if hint else "; check the number and its unit"))

@@ -40,7 +40,7 @@ from ..errors import ParseError
 from ..files import csv_dict_reader, csv_reader, read_text
 from ..files_kind import is_roofline_header
 from ..model.ceiling import Ceiling, Roof
-from ..units import rate_unit, si
+from ..units import fmt_fraction, rate_unit, si
 
 GIGA = 1e9   # GB/s, GFLOP/s, GOP/s -> SI
 MEMORY = {"HBMBw": "DRAM", "MALLBw": "L3", "L2Bw": "L2", "L1Bw": "L1"}
@@ -271,8 +271,9 @@ def flag_above_nominal(ceilings, nominal: Roof | None) -> tuple[tuple[Ceiling, .
         if nom is not None and c.value > nom.value:
             unit = rate_unit(c.precision) if c.is_compute else "B/s"
             note = (f"measured {c.label} {si(c.value, unit)} is above the nominal "
-                    f"{si(nom.value, unit)} of '{nominal.name}' ({c.value / nom.value:.0%}); "
-                    f"check the catalog entry or the benchmark")
+                    f"{si(nom.value, unit)} of '{nominal.name}' "
+                    f"({fmt_fraction(c.value / nom.value)}); check the catalog entry or the "
+                    f"benchmark")
             c = replace(c, warnings=c.warnings + (note,))
             said.append(note)
         out.append(c)

@@ -17,6 +17,7 @@ from ..model.field_hints import KERNEL_FIELDS
 from ..model.kernel import PRECISION_ASSUMED, Kernel, unknown_name
 from ..model.provenance import WORDS
 from ..units import DTYPE_BYTES as DTYPES
+from ..units import fmt_fraction
 
 
 def warn_file(path: str, message: str, line: int | None = None) -> None:
@@ -152,7 +153,8 @@ def _check_read(path: str, kernels: list[Kernel], wheres: list[tuple[int | None,
             off.append((where, f"ai {ai:g} but flop / bytes = {counted:.4g}"))
     if off:
         _warn_rows(path, off, f"the point is placed at flop / bytes (more than "
-                              f"{AI_TOLERANCE:.0%} apart: check the flop, bytes or ai value)")
+                              f"{fmt_fraction(AI_TOLERANCE)} apart: check the flop, bytes or ai "
+                              "value)")
     odd = [(where, f"precision '{p}'") for k, where in zip(kernels, wheres, strict=True)
            for p in k.flop if p not in DTYPES]
     if odd:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..units import fmt_fraction
 from .dram_events import (
     CAS,
     CAS_ANY,
@@ -42,8 +43,8 @@ def coarse_note(name: str, values: list[float], what: str) -> list[str]:
     if error <= 0.005:
         return []
     return [f"{what} from '{name}' = {total:.4f}: likwid prints metrics with 4 decimals, so "
-            f"known to +-{error:.0%} only (a longer region, or the marker API's Region Info "
-            f"time and the raw counts, give more digits)"]
+            f"known to +-{fmt_fraction(error)} only (a longer region, or the marker API's "
+            f"Region Info time and the raw counts, give more digits)"]
 
 
 def volumes(metrics, events, notes: list[str], log: SkipLog,

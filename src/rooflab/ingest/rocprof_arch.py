@@ -93,3 +93,30 @@ def mfma_note(m: Mapping[str, float]) -> str:
             f"instruction's FLOP depend on its shape): collect {', '.join(mops)} (MI200/MI300; "
             f"MI100 has no MOPS counters, so its matrix FLOP cannot be counted); the FLOP "
             f"here are the vector ones only")
+
+
+def recording_device(specs) -> tuple[str | None, str | None]:
+    """(the --on that names the AMD GPU a rocprof file was recorded on, a note or None),
+    from every --on given (plot takes several): the first naming an Instinct GPU or a
+    rocprof-compute workload folder, whatever comes before it (a profile, an NVIDIA roof),
+    since a counter CSV does not record its GPU and that GPU decides the line size (above)
+    and the occupancy's limits (rocprof_occupancy.target_gfx). Another --on naming an AMD
+    GPU read otherwise is only drawn: the note says which GPU the counters were read as."""
+    from .rocprof_occupancy import target_gfx
+
+    def reading(spec):
+        return (target_gfx(spec, []), mi300_of_device(spec))
+
+    named = [s for s in specs if reading(s) != (None, None)]
+    if not named:
+        return None, None
+    first, others = named[0], [s for s in named[1:] if reading(s) != reading(named[0])]
+    if not others:
+        return first, None
+    gfx, mi300 = reading(first)
+    lines = "128-B" if mi300 else "64-B"
+    return first, (f"rocprof counters read as recorded on --on {first} ({gfx or 'its GPU'}: "
+                   f"its occupancy limits, and {lines} L1 lines where the counters do not "
+                   f"tell; a counter CSV does not record its GPU); "
+                   f"{', '.join(f'--on {s}' for s in others)} only drawn: put the GPU "
+                   f"that recorded the file first among the --on")

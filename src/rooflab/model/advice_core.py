@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..sides import pct_text
-from ..units import fmt_seconds, fmt_times
+from ..units import fmt_fraction, fmt_seconds, fmt_times
 from .analysis import Point
 from .roofline import time_floor
 from .sanity_ceilings import applicable_launch_s
@@ -66,8 +66,8 @@ class Efficiency:
 def pct(fraction: float) -> str:
     """A fraction as a percentage, rounded as the report's tables and chart round a
     point's percent of roof (units.fmt_pct): whole percents from 1 %, two
-    figures under it so a small one is not '0%' (0.0012 -> '0.12%', 0.494999 -> '49%'), and
-    the digits that keep it off a class line (sides.pct_text: 0.09996 -> '9.996%')."""
+    figures under it so a small one is not '0 %' (0.0012 -> '0.12 %', 0.494999 -> '49 %'),
+    and the digits that keep it off a class line (sides.pct_text: 0.09996 -> '9.996 %')."""
     return pct_text(100 * fraction)
 
 
@@ -172,10 +172,10 @@ def _efficiency(p: Point, e: Efficiency, action: str, why: str,
     target = TARGET_EFFICIENCY if mix is None else min(TARGET_EFFICIENCY, mix)
     if e.efficiency >= target:
         return None
-    held = (f"the same FLOP and bytes reach {target:.0%} of the roof (the no-FMA ceiling of "
-            f"its add/mul/fma mix, under the {TARGET_EFFICIENCY:.0%} a well-tuned kernel "
-            f"reaches)" if target < TARGET_EFFICIENCY else
-            f"the same FLOP and bytes reach {TARGET_EFFICIENCY:.0%} of the "
+    held = (f"the same FLOP and bytes reach {fmt_fraction(target)} of the roof (the no-FMA "
+            f"ceiling of its add/mul/fma mix, under the {fmt_fraction(TARGET_EFFICIENCY)} a "
+            f"well-tuned kernel reaches)" if target < TARGET_EFFICIENCY else
+            f"the same FLOP and bytes reach {fmt_fraction(TARGET_EFFICIENCY)} of the "
             f"roof (what a well-tuned kernel reaches, seed 000 §6.4)")
     return _advice(p, e, action, f"the work runs at {work_pct(p, e)} of the roof at its AI; "
                    + why, "below roof", flop=p.flop, nbytes=p.bytes, peak=p.peak_flop_per_s,

@@ -8,7 +8,17 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..errors import InputError
-from ..units import dtype_bytes, fmt_ai, fmt_factor, fmt_rate, fmt_seconds, fmt_times, si, si_apart
+from ..units import (
+    dtype_bytes,
+    fmt_ai,
+    fmt_factor,
+    fmt_fraction,
+    fmt_rate,
+    fmt_seconds,
+    fmt_times,
+    si,
+    si_apart,
+)
 from .advice_core import Advice, Efficiency, _advice, keeps_words
 from .advice_kind import precision_unit
 from .advice_sparse import sparse_bytes, sparse_bytes_ratio
@@ -206,7 +216,8 @@ def _lower_sparse(p: Point, e: Efficiency, kernel: Kernel, alt: str, ceiling,
                                   "is an upper bound")
     else:
         said = (f"values and vectors shrink, integer indices and row pointers "
-                f"({split.matrix - split.values:.1%} of the bytes) do not ({split.source})")
+                f"({fmt_fraction(split.matrix - split.values, 1)} of the bytes) do not "
+                f"({split.source})")
     nbytes = p.bytes * ratio
     return _lowered(p, e, alt, ceiling, machine, nbytes,
                     f"{old:g} -> {new:g} bytes per value and vector element moves AI "

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from ..units import fmt_ai
+from ..units import fmt_ai, fmt_fraction
 from .advice_core import Advice, Efficiency, _advice
 from .analysis import Point
 from .byte_convention import holds_write_allocate
@@ -135,8 +135,8 @@ def spmm_advice(p: Point, e: Efficiency, kernel: Kernel, why: str = "") -> Advic
     nbytes = p.bytes * (m + k * (1.0 - m))
     got = _advice(
         p, e, f"multiply {k} right-hand sides per matrix read (SpMV -> SpMM, block Krylov)",
-        f"the matrix ({m:.1%} of the bytes) is read once for all {k} vectors, x and y once "
-        f"per vector: AI {fmt_ai(p.ai)} -> {fmt_ai(k * p.flop / nbytes)}; the speed-up is "
+        f"the matrix ({fmt_fraction(m, 1)} of the bytes) is read once for all {k} vectors, x and y "
+        f"once per vector: AI {fmt_ai(p.ai)} -> {fmt_ai(k * p.flop / nbytes)}; the speed-up is "
         f"per vector (throughput)", "along slope", flop=k * p.flop, nbytes=nbytes,
         peak=p.peak_flop_per_s, bw=p.bytes_per_s,
         assumption=f"the matrix split comes from the {src}; {k} independent vectors are "
@@ -178,14 +178,15 @@ def index_advice(p: Point, e: Efficiency, kernel: Kernel) -> list[Advice]:
         (f"store the matrix in a blocked format (BCSR/BSR {b}x{b} blocks)",
          cols * (1 - 1 / b**2) + split.rowptr * (1 - 1 / b),
          f"one column index per {b}x{b} block of values and one row pointer per {b} rows: "
-         f"the indices ({index:.1%} of the bytes) shrink to {cols / b**2 + split.rowptr / b:.1%}",
+         f"the indices ({fmt_fraction(index, 1)} of the bytes) shrink to "
+         f"{fmt_fraction(cols / b**2 + split.rowptr / b, 1)}",
          f"the matrix has dense {b}x{b} blocks (a PDE with {b} unknowns per mesh node: "
          f"elasticity, multi-component flow) stored without zero fill; {rows}"),
         (f"use {8 * NARROW_INDEX_BYTES}-bit relative column indices",
          cols * (1 - NARROW_INDEX_BYTES / width),
          f"column indices stored as {NARROW_INDEX_BYTES}-byte offsets within a row window "
-         f"instead of {width:g}-byte integers: {cols:.1%} of the bytes -> "
-         f"{cols * NARROW_INDEX_BYTES / width:.1%}",
+         f"instead of {width:g}-byte integers: {fmt_fraction(cols, 1)} of the bytes -> "
+         f"{fmt_fraction(cols * NARROW_INDEX_BYTES / width, 1)}",
          f"every row's columns lie within 2^16 of a base kept per row or slice (banded or "
          f"RCM-reordered matrices; CSR-DU, CSR-VI, SELL with relative indices); row "
          f"pointers stay; {rows}"),

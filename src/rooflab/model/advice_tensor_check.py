@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..units import fmt_rate
+from ..units import fmt_fraction, fmt_rate
 from .advice_core import TARGET_EFFICIENCY, Advice, Efficiency, _advice, pct
 from .analysis import Point
 from .ceiling import Roof
@@ -113,8 +113,8 @@ def tensor_check_advice(p: Point, e: Efficiency, roof: Roof, kind: str,
         "below roof", flop=p.flop, nbytes=p.bytes, peak=p.peak_flop_per_s,
         bw=p.bytes_per_s, efficiency=target,
         assumption=f"the same FLOP and bytes on tensor cores reach {pct(target)} of the "
-                   f"roof ({TARGET_EFFICIENCY:.0%}" + (" x the tile bound" if held else "")
-                   + ")")
+                   f"roof ({fmt_fraction(TARGET_EFFICIENCY)}"
+                   + (" x the tile bound" if held else "") + ")")
 
 
 def hold_to_tiles(items: list[Advice], p: Point, e: Efficiency, kind: str,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..units import fmt_times
+from ..units import fmt_fraction, fmt_times
 from .advice_core import TARGET_EFFICIENCY, Advice, Efficiency, _advice, pct
 from .analysis import Point
 from .ceiling import Roof
@@ -85,16 +85,16 @@ def split_threads(spread: Advice, p: Point, e: Efficiency, roof: Roof,
                   f"it); " + why, "below roof", flop=p.flop, nbytes=p.bytes,
                   peak=p.peak_flop_per_s, bw=p.bytes_per_s, efficiency=share,
                   assumption=f"on the same {ran_words}, the same FLOP and bytes reach "
-                             f"{TARGET_EFFICIENCY:.0%} of their {ran}/{have} share of the "
-                             f"roof ({pct(share)} of it; what a well-tuned kernel reaches, "
+                             f"{fmt_fraction(TARGET_EFFICIENCY)} of their {ran}/{have} share of "
+                             f"the roof ({pct(share)} of it; what a well-tuned kernel reaches, "
                              f"seed 000 §6.4)"
                              + ("" if n is not None else
                                 "; its thread count is assumed 1 (not recorded)"))
     who = (f"it ran on {ran_words}" if n is not None else
            "its thread count is not recorded (no meta 'threads'; assumed 1)")
     note = (f"threads give at most {fmt_times(cap)}: {who} and the roof was measured on {have}; "
-            f"the other {fmt_times(own.speedup)} of the gap to {TARGET_EFFICIENCY:.0%} of the "
-            f"roof is per-thread work that more threads do not buy")
+            f"the other {fmt_times(own.speedup)} of the gap to {fmt_fraction(TARGET_EFFICIENCY)} "
+            f"of the roof is per-thread work that more threads do not buy")
     capped = replace(spread, new_seconds=t, speedup=e.seconds / t,
                      new_flop_per_s=p.flop / t if t > 0 else 0.0,
                      detail=f"{spread.detail}; {note}",

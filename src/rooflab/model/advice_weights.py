@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..units import dtype_bytes, fmt_ai, fmt_times
+from ..units import dtype_bytes, fmt_ai, fmt_fraction, fmt_times
 from .advice_core import Advice, Efficiency, _advice
 from .analysis import Point
 from .kernel import Kernel
@@ -52,8 +52,8 @@ def weight_advice(p: Point, e: Efficiency, kind: str = "", why: str = "",
         nbytes=nbytes, peak=p.peak_flop_per_s, bw=p.bytes_per_s,
         assumption=(f"all bytes are the matrix (the vectors are small); {b} independent "
                     f"vectors are there to multiply by it" if gemv else
-                    (f"weights are {w:.1%} of the bytes ({share[1]}), the rest grows with "
-                     f"the batch" if share is not None and w < 1 else
+                    (f"weights are {fmt_fraction(w, 1)} of the bytes ({share[1]}), the rest "
+                     f"grows with the batch" if share is not None and w < 1 else
                      f"all bytes are weights (activations and KV cache small at batch {b})")
                     + f"; {b} requests are there to batch") + moe_words + why)
     out.append(replace(batched, speedup=b * batched.speedup))
@@ -68,7 +68,7 @@ def weight_advice(p: Point, e: Efficiency, kind: str = "", why: str = "",
             flop=p.flop, nbytes=p.bytes * (1 - w + w * 0.5 / size), peak=p.peak_flop_per_s,
             bw=p.bytes_per_s,
             assumption=("all bytes are weights" if w >= 1 else
-                        f"weights are {w:.1%} of the bytes ({share[1]})")
+                        f"weights are {fmt_fraction(w, 1)} of the bytes ({share[1]})")
             + f"; int4 accuracy is acceptable; the math stays in {p.precision}" + why))
     return out
 

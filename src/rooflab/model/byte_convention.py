@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from ..units import si
+from ..units import fmt_fraction, si
 from .ceiling import Ceiling, Roof
 from .kernel import Kernel
 from .machine import is_cpu
@@ -103,7 +103,7 @@ def real_traffic_reason(kernel: Kernel) -> str:
                 f"write-allocate read is left out and its count is real traffic)")
     share = _store_share(kernel)
     if share is not None and share <= READ_ONLY_WRITE_SHARE:
-        return (f"read-only by its bytes_split ({share:.0%} written: no write-allocate "
+        return (f"read-only by its bytes_split ({fmt_fraction(share)} written: no write-allocate "
                 f"read to leave out, so its count is real traffic)")
     return ""
 

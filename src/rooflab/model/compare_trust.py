@@ -15,7 +15,7 @@ load moving between runs is taken to make (the rule at TINY_P).
 
 from __future__ import annotations
 
-from ..units import fmt_times
+from ..units import fmt_fraction, fmt_times
 from .compare_notes import split_what_to_do
 from .kernel import Kernel
 from .mann_whitney import UTest
@@ -98,7 +98,8 @@ def beyond_drift(t: UTest, before: Kernel, after: Kernel) -> str | None:
         return None
     return (f"p {t.p_value:.2g} <= {TINY_P:g} and the medians {fmt_times(moved)} apart, beyond "
             f"the {fmt_times(allowed)} that load moving between runs is taken to make (the "
-            f"noisier run's IQR / median, {noise:.1%}, compounded {DRIFT_OVER_IQR:g} times)")
+            f"noisier run's IQR / median, {fmt_fraction(noise, 1)}, compounded "
+            f"{DRIFT_OVER_IQR:g} times)")
 
 
 def _scaled(k: Kernel) -> list[float]:
@@ -140,7 +141,7 @@ def _unsure(before: Kernel, after: Kernel) -> str | None:
              if flagged_noisy(k)]
     if noisy:
         are = "runs are" if len(noisy) > 1 else "run is"
-        iqr = " and ".join(f"{v:.1%}" for _, v in noisy)
+        iqr = " and ".join(fmt_fraction(v, 1) for _, v in noisy)
         return (f"the {' and '.join(side for side, _ in noisy)} {are} flagged noisy (IQR / "
                 f"median {iqr}; other load moved its samples, and may have moved a whole "
                 f"run); the U test sees only the noise within each run")

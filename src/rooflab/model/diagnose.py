@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..sides import factor_text, pct_text
-from ..units import fmt_seconds
+from ..units import fmt_fraction, fmt_seconds
 from .above_roof_words import above_nominal, nominal_binding
 from .advice import advise
 from .advice_calls import CallCost, calls_evidence, many_calls, reachable_s
@@ -151,7 +151,7 @@ class Diagnosis:
             # faster" (a slowdown) either
             return (f"none: it runs at its {kept}" if launch else
                     f"none: it runs at its roof ({fmt_seconds(reach)}; up to "
-                    f"{ABOVE_TOLERANCE:.0%} above it is within the tolerance)")
+                    f"{fmt_fraction(ABOVE_TOLERANCE)} above it is within the tolerance)")
         return (f"{fmt_seconds(self.gain_s)} saved ({pct_text(self.priority * 100)} of "
                 f"{'its own file' if self.per_file else 'the total'}) if it "
                 # 3 figures as the headroom's distance prints it: '4.41x', not '4.4x' beside it

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..sides import ai_apart, factor_text
-from ..units import fmt_factor, fmt_rate, fmt_seconds, si
+from ..units import fmt_factor, fmt_fraction, fmt_rate, fmt_seconds, si
 from .above_roof_words import above_nominal, nominal_binding
 from .advice_core import TARGET_EFFICIENCY, Efficiency, efficiency_of, pct
 from .advice_tiling import reuse_limit
@@ -177,7 +177,7 @@ def _below_roof(p: Point, machine: Machine | None, launch_cure: str, memory_cure
         # below the roof" with a cure for it
         return Distance(
             "below roof", f,
-            f"none: at the roof ({fmt_factor(f)}, within the {ABOVE_TOLERANCE:.0%} "
+            f"none: at the roof ({fmt_factor(f)}, within the {fmt_fraction(ABOVE_TOLERANCE)} "
             f"tolerance): no gap below the roof at its AI for overhead or kernel efficiency "
             f"to close.")
     # At or above the roof (seconds <= floor_s) there is no gap for the launch floor to

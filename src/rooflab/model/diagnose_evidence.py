@@ -8,7 +8,7 @@ imports these names back. Pure: no I/O.
 from __future__ import annotations
 
 from ..sides import ai_apart, factor_text, pct_text
-from ..units import fmt_ai, fmt_rate, fmt_seconds, si
+from ..units import fmt_ai, fmt_fraction, fmt_rate, fmt_seconds, si
 from .analysis import Analysis, Point, primary_points
 from .kernel import Kernel
 from .machine import Machine
@@ -48,8 +48,8 @@ def evidence(p: Point, machine: Machine | None = None) -> str:
     if p.bound == "overhead":
         return (f"{p.calls} call(s) x {fmt_seconds((p.overhead_floor_s or 0) / p.calls)} "
                 f"{floor} = {fmt_seconds(p.overhead_floor_s)}, >= "
-                f"{OVERHEAD_SHARE:.0%} of the measured {fmt_seconds(p.seconds)} and more than "
-                f"the work floor {fmt_seconds(p.floor_s)} (max of FLOP/P, bytes/B)")
+                f"{fmt_fraction(OVERHEAD_SHARE)} of the measured {fmt_seconds(p.seconds)} and more "
+                f"than the work floor {fmt_seconds(p.floor_s)} (max of FLOP/P, bytes/B)")
     if p.bound == "latency" and p.grid:
         # the grid decides the class, not the 10 % line (review s21 r3 F6)
         return (f"{p.grid} (fewer blocks than half the SMs): the SMs "
@@ -68,12 +68,12 @@ def evidence(p: Point, machine: Machine | None = None) -> str:
             # no FLOP/s to compare: the bandwidth it reaches is its fraction of the roof
             bps = p.bytes / p.seconds
             return (f"no FLOP (AI 0): moves only {si(bps, 'B/s')} = "
-                    f"{pct_text(100 * bps / p.bytes_per_s)} (< {LATENCY_FRACTION:.0%}) of "
-                    f"{p.level} "
+                    f"{pct_text(100 * bps / p.bytes_per_s)} (< {fmt_fraction(LATENCY_FRACTION)}) "
+                    f"of {p.level} "
                     f"bandwidth {si(p.bytes_per_s, 'B/s')}, and {known}: latency, "
                     f"synchronisation, too little parallelism or work that is no FLOP "
                     f"(comparisons, index arithmetic)")
-        return (f"achieved {ach} is only {pc} (< {LATENCY_FRACTION:.0%}) of the {att} "
+        return (f"achieved {ach} is only {pc} (< {fmt_fraction(LATENCY_FRACTION)}) of the {att} "
                 f"attainable at AI {fmt_ai(p.ai)}, and {known}: latency, "
                 f"synchronisation or too little parallelism{near_latency_line(p)}")
     if p.memory_bound_side:
@@ -111,8 +111,8 @@ def near_latency_line(p: Point) -> str:
     frac = pct_ / 100
     if not LATENCY_FRACTION / NEAR_LINE <= frac < LATENCY_FRACTION * NEAR_LINE:
         return ""
-    return (f"; near the {LATENCY_FRACTION:.0%} line that parts latency-bound from memory- "
-            f"and compute-bound: a roof {NEAR_LINE}x higher or lower moves it across, so "
+    return (f"; near the {fmt_fraction(LATENCY_FRACTION)} line that parts latency-bound from "
+            f"memory- and compute-bound: a roof {NEAR_LINE}x higher or lower moves it across, so "
             f"read both causes")
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..sides import PCT_LINES, keep_side, pct_text
-from ..units import fmt_ai, fmt_rate, fmt_seconds, si
+from ..units import fmt_ai, fmt_fraction, fmt_rate, fmt_seconds, si
 from .sample_spread import spread_short
 
 # an Analysis shows its longest points first, this many, then "... N more" (pandas' head
@@ -42,7 +42,7 @@ def _counts(values: Mapping[str, float], unit: str, provenance: str | None) -> s
 
 def _percent(x: float) -> str:
     """3.1, 92, 105, 241: two significant digits, whole numbers from 100 on (`.2g` wrote
-    105 as '1e+02', review 19b N4), as TimingWarning writes '105%'."""
+    105 as '1e+02', review 19b N4), as TimingWarning writes '105 %'."""
     return f"{x:.2g}" if abs(x) < 99.5 else f"{x:.0f}"
 
 
@@ -139,7 +139,7 @@ def _point_line(p, lead: str | None = None) -> str:
     elif p.seconds is None:
         timing = f"floor {fmt_seconds(p.floor_s)}  AI {fmt_ai(p.ai)}  attainable {rate}"
     else:
-        pct = "-" if p.percent_of_roof is None else f"{_one_decimal(p.percent_of_roof)}% of roof"
+        pct = "-" if p.percent_of_roof is None else f"{_one_decimal(p.percent_of_roof)} % of roof"
         timing = (f"{fmt_seconds(p.seconds)}  AI {fmt_ai(p.ai)}  "
                   f"{fmt_rate(p.achieved_flop_per_s, p.precision)} of {rate}  {pct}")
     lead = p.kernel if lead is None else lead
@@ -208,7 +208,7 @@ def llm_result_text(r) -> str:
     memory = sum(p.floor_s for p in points if p.bound == "memory") / floor
     lines = [f"LLMResult: {r.config.name} on '{r.roof.name}' ({r.roof.kind})",
              f"  decode  TPOT {fmt_seconds(r.tpot_s)} at batch {req.batch}, "
-             f"{r.tokens_per_s:.4g} tokens/s (floor); {memory:.0%} of it memory-bound",
+             f"{r.tokens_per_s:.4g} tokens/s (floor); {fmt_fraction(memory)} of it memory-bound",
              f"  prefill TTFT {fmt_seconds(r.ttft_s)}",
              f"  request {fmt_seconds(r.request_s)} (TTFT + (generate - 1) x TPOT)"]
     if r.sweep is not None:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 
 from ..sides import pct_text, times_text
-from ..units import fmt_ai, fmt_rate, fmt_seconds, fmt_times, si
+from ..units import fmt_ai, fmt_fraction, fmt_rate, fmt_seconds, fmt_times, si
 from .display import TOP_POINTS, bandwidth_part
 
 # advice listed after the best one: the CLI's table shows one, its detail below it more
@@ -123,7 +123,7 @@ def comparison_text(c, top: int = TOP_POINTS) -> str:
 
 
 def _binding(ch) -> str:
-    return f"{ch.binding} ({ch.binding_share:.0%})"
+    return f"{ch.binding} ({fmt_fraction(ch.binding_share)})"
 
 
 def choice_text(ch) -> str:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..units import fmt_fraction
+
 # Under this FMA share the mix ceiling (under 95 % of peak) is worth naming
 FMA_SHARE_NAMED = 0.9
 
@@ -46,7 +48,7 @@ def mix_words(meta: Mapping, precision: str, unit: str | None) -> str:
     s = fma_share_of(meta, precision)
     if s is None or s >= FMA_SHARE_NAMED or unit == "tensor":
         return ""
-    return (f"FMA share {s:.0%} of {precision} add/mul/fma instructions: this mix tops "
-            f"out at (1 + {s:.2f}) / 2 = {mix_ceiling(s):.0%} of the peak (the no-FMA "
+    return (f"FMA share {fmt_fraction(s)} of {precision} add/mul/fma instructions: this mix tops "
+            f"out at (1 + {s:.2f}) / 2 = {fmt_fraction(mix_ceiling(s))} of the peak (the no-FMA "
             f"ceiling: an add or a multiply takes an FMA's issue slot for half its FLOP); "
             f"fusing multiply-add pairs into FMAs raises it")

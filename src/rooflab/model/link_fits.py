@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import InputError
-from ..units import si
+from ..units import fmt_fraction, si
 from .comm_link import Link, link_from_fit
 
 
@@ -48,9 +48,9 @@ def fit_doubt(fit: Mapping[str, Any]) -> str:
     worst = fit.get("max_rel_residual")
     if worst is None or worst <= RESIDUAL_WARN:
         return ""
-    return (f"; ! the fit misses its own samples by up to {worst:.0%} (over "
-            f"{RESIDUAL_WARN:.0%}): the times built on it are rough, rerun the probe on a "
-            f"quiet host or in --full mode")
+    return (f"; ! the fit misses its own samples by up to {fmt_fraction(worst)} (over "
+            f"{fmt_fraction(RESIDUAL_WARN)}): the times built on it are rough, rerun the probe on "
+            f"a quiet host or in --full mode")
 
 
 def hop_readings(comm: Mapping[str, Any], ar_hop_s: float, across_hosts: bool = False

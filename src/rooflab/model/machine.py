@@ -193,7 +193,8 @@ def machine_load(roof: Roof, host: Mapping[str, Any] | None = None
         notes = tuple(str(n) for n in load["notes"])
     if not notes:
         notes = tuple(n for n in roof.notes if isinstance(n, str) and _has_load(n))
-    shares = [float(m) / 100 for n in notes for m in re.findall(r"(\d+(?:\.\d+)?)%", n)]
+    # '82 %' (SI style, today's notes) or '82%' (a profile written before session 32)
+    shares = [float(m) / 100 for n in notes for m in re.findall(r"(\d+(?:\.\d+)?) ?%", n)]
     if isinstance(load, Mapping):
         for key in ("contended_share", "other_cpu_share", "steal_share"):
             if isinstance(load.get(key), int | float):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..units import DTYPE_BYTES, fmt_ai, fmt_pct, fmt_rate, fmt_seconds, fmt_times, si
+from ..units import DTYPE_BYTES, fmt_ai, fmt_fraction, fmt_pct, fmt_rate, fmt_seconds, fmt_times, si
 from .byte_convention import counter_bytes, stream_counted
 from .ceiling import Ceiling, Roof, _unit_of_part
 from .held_unit import held_ceiling, held_unit
@@ -76,11 +76,12 @@ def check_write_allocate(p: Point, kernel: Kernel, roof: Roof | None) -> Finding
         return None
     return Finding(
         kernel=p.kernel, check="write_allocate", severity="info", level=p.level,
-        message=(f"{p.kernel} at DRAM moves {si(p.bytes / p.seconds, 'B/s')}, {ratio:.0%} of "
-                 f"the STREAM-counted DRAM roof ({si(p.bytes_per_s, 'B/s')}): its bytes were "
-                 f"measured by hardware counters, and counters include the write-allocate "
-                 f"read the STREAM-counted roof leaves out (a store moves 8 B more at the "
-                 f"memory controller than STREAM counts: up to 32/24 = 1.33x above it)"),
+        message=(f"{p.kernel} at DRAM moves {si(p.bytes / p.seconds, 'B/s')}, "
+                 f"{fmt_fraction(ratio)} of the STREAM-counted DRAM roof "
+                 f"({si(p.bytes_per_s, 'B/s')}): its bytes were measured by hardware counters, "
+                 f"and counters include the write-allocate read the STREAM-counted roof leaves "
+                 f"out (a store moves 8 B more at the memory controller than STREAM counts: up "
+                 f"to 32/24 = 1.33x above it)"),
         causes=("the roof counts explicit loads + stores only (STREAM/likwid-bench "
                 "convention); the counters see real traffic",),
         fix=("re-probe with `rooflab probe -o profile.json`: the profile then has a "

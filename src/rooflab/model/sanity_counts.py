@@ -5,7 +5,7 @@ last-level cache serves instead (cache-resident). Pure: no I/O.
 
 from __future__ import annotations
 
-from ..units import fmt_ai, fmt_seconds, fmt_times, si
+from ..units import fmt_ai, fmt_fraction, fmt_seconds, fmt_times, si
 from .above_roof_words import cache_reuse_cause, nominal_memory
 from .ceiling import Roof
 from .element_dtype import element_bytes
@@ -197,7 +197,7 @@ def resident_cause(kernel: Kernel, p: Point, machine: Machine | None,
         within = f"; the {level} ceiling is {si(ceiling.value, 'B/s')}"
         if rate is not None:
             share = rate / ceiling.value
-            within = (f"; its {si(rate, 'B/s')} is {share:.0%} of the {level} ceiling "
+            within = (f"; its {si(rate, 'B/s')} is {fmt_fraction(share)} of the {level} ceiling "
                       f"{si(ceiling.value, 'B/s')}"
                       + (", so the roof is not the low side" if share <= 1 + ABOVE_TOLERANCE
                          else ""))
@@ -279,7 +279,7 @@ def check_cache_resident(kernel: Kernel, p: Point,
     return Finding(
         kernel=kernel.name, check="cache_resident", severity="warning", level=p.level,
         message=(f"cache-resident: {si(ws, 'B')} per call fits in the {level} "
-                 f"({si(size, 'B')} on this host, {LLC_RESIDENT_SHARE:.0%} of which a "
+                 f"({si(size, 'B')} on this host, {fmt_fraction(LLC_RESIDENT_SHARE)} of which a "
                  f"working set keeps between calls), so repeated calls are served from the "
                  f"caches and the DRAM floor does not bind{at}"),
         causes=("the timing loop calls the kernel again and again on the same data, which "

@@ -7,7 +7,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping
 
-from ..units import fmt_seconds
+from ..units import fmt_fraction, fmt_seconds
 from .kernel import Kernel
 from .machine import Machine
 from .sample_groups import ALONE, busy_calls, contention, kernel_groups, one_call, what_to_do
@@ -233,11 +233,11 @@ def check_noisy(kernel: Kernel, machine: Machine | None = None) -> Finding | Non
     outliers = iqr is not None and iqr <= NOISY_SPREAD
     return Finding(
         kernel=kernel.name, check="noisy", severity="info" if outliers else "warning",
-        message=(f"{len(s)} timing samples spread {spread:.0%} ((max - min) / median; "
+        message=(f"{len(s)} timing samples spread {fmt_fraction(spread)} ((max - min) / median; "
                  f"min {fmt_seconds(min(s))}, median {fmt_seconds(med)}, max "
-                 f"{fmt_seconds(max(s))}) > {NOISY_SPREAD:.0%}"
+                 f"{fmt_seconds(max(s))}) > {fmt_fraction(NOISY_SPREAD)}"
                  + ("" if iqr is None else
-                    f"; the middle half spans {iqr:.0%} (IQR / median)")
+                    f"; the middle half spans {fmt_fraction(iqr)} (IQR / median)")
                  + ("; a few outliers, the median stands" if outliers else "")),
         causes=noise_causes(kernel, machine),
         fix=f"{ALONE}; {STEADY[kind_of(machine)]}" if busy_calls(kernel)

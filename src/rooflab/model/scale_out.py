@@ -149,7 +149,16 @@ TPU_V4 = ScaleOut(50e9, "the data-center network (DCN), 50 Gb/s per chip",
                   "per chip (cloud.google.com/tpu/docs/v5p-training) taken for it; slices talk "
                   "over DCN, not ICI", "chip")
 
-# first match of the catalog name wins; then the vendor's default
+# Any other device (a CPU, of any maker; an accelerator of a maker with no entry here):
+# no system figure to cite, so neither NVIDIA's DGX NIC nor AMD's MI300X recipes, which a
+# Graviton and a Ryzen were told they carry (session 32): a 400 Gb/s NIC of no brand
+OTHER = ScaleOut(400e9, "one 400 Gb/s NIC per device",
+                 "no system figure for this device: a 400 Gb/s RoCE or InfiniBand NIC of "
+                 "any maker taken for it, as GPU clusters carry; give yours with --inter-bw "
+                 "(`rooflab scale`) or --link-bw (`rooflab llm`)")
+
+# first match of the catalog name wins; then the vendor's default (its GPUs and
+# accelerators; a CPU takes OTHER)
 BY_NAME = (("MI250X", MI250X), ("MI300A", MI300A), ("MI210", MI210), ("TPU v5p", TPU_V5P),
            ("TPU v5e", TPU_V5E), ("TPU v4", TPU_V4), ("A100 40GB SXM", A100),
            ("A100 80GB SXM", A100), ("A800 80GB SXM", A800), ("A100 40GB PCIe", A100_PCIE),
@@ -159,12 +168,18 @@ BY_VENDOR = {"AMD": AMD_400G}
 
 
 def scale_out_of(device: Any) -> ScaleOut:
-    """The assumed network share of a catalog device (None, a file's roof: NVIDIA's)."""
+    """The assumed network share of a catalog device (None, a file's roof: NVIDIA's; a
+    CPU, or a maker with no entry: OTHER)."""
+    if device is None:
+        return NVIDIA
     name = str(getattr(device, "name", ""))
     for key, entry in BY_NAME:
         if key in name:
             return entry
-    return BY_VENDOR.get(str(getattr(device, "vendor", "")), NVIDIA)
+    vendor = str(getattr(device, "vendor", ""))
+    if getattr(device, "kind", "gpu") == "cpu" or vendor not in (*BY_VENDOR, "NVIDIA", ""):
+        return OTHER
+    return BY_VENDOR.get(vendor, NVIDIA)
 
 
 def devices_per_node(device: Any) -> int:

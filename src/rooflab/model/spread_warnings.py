@@ -19,6 +19,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ..units import fmt_fraction
 from .ceiling import Ceiling
 from .sample_spread import NOISY_IQR, iqr_over_median, spread_name
 
@@ -49,8 +50,8 @@ def samples_vary(label: str, samples: Sequence[float], tail: str = PROBE_TAIL,
     iqr, gap = iqr_over_median(xs), 1 - statistics.median(xs) / max(xs)
     if iqr <= limit and gap <= limit:
         return None
-    return (f"{label}: samples vary ({spread_name(len(xs))} {iqr:.1%} of the median, "
-            f"median {gap:.1%} below the best){tail}")
+    return (f"{label}: samples vary ({spread_name(len(xs))} {fmt_fraction(iqr, 1)} of the median, "
+            f"median {fmt_fraction(gap, 1)} below the best){tail}")
 
 
 def _names(label: str, c: Ceiling) -> bool:

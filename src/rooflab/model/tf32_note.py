@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..units import fmt_rate
+from ..units import fmt_fraction, fmt_rate
 from .ceiling import Roof
 from .kernel import Kernel
 from .opkind import kernel_kind
@@ -42,8 +42,8 @@ def tf32_note(kernels: Sequence[Kernel], roof: Roof) -> str | None:
     total = sum(k.total_flop for k in kernels) or 1.0
     share = sum(k.flop["fp32"] for k in convs) / total
     held = f"the fp32 ceiling ({fmt_rate(fp32, 'fp32')})" if fp32 else "an fp32 ceiling"
-    return (f"{len(convs)} fp32 conv kernel(s), {share:.0%} of the FLOP, are held to {held} "
-            f"on {roof.name}, but PyTorch runs fp32 convs on TF32 by default there "
+    return (f"{len(convs)} fp32 conv kernel(s), {fmt_fraction(share)} of the FLOP, are held to "
+            f"{held} on {roof.name}, but PyTorch runs fp32 convs on TF32 by default there "
             f"({tf32.label} {fmt_rate(tf32.value, 'tf32')}): their times are upper bounds; "
             f"they hold only with torch.backends.cudnn.conv.fp32_precision = 'ieee' (or "
             f"cudnn.allow_tf32 = False)")
@@ -60,7 +60,7 @@ def tf32_devices_note(kernels: Sequence[Kernel], roofs: Sequence[Roof]) -> str |
     total = sum(k.total_flop for k in kernels) or 1.0
     share = sum(k.flop["fp32"] for k in convs) / total
     where = ", ".join(f"{name} ({fmt_rate(c.value, 'tf32')})" for name, c in tf32)
-    return (f"{len(convs)} fp32 conv kernel(s), {share:.0%} of the FLOP, are timed at the "
-            f"fp32 ceiling, but PyTorch runs fp32 convs on TF32 tensor cores by default on "
+    return (f"{len(convs)} fp32 conv kernel(s), {fmt_fraction(share)} of the FLOP, are timed at "
+            f"the fp32 ceiling, but PyTorch runs fp32 convs on TF32 tensor cores by default on "
             f"{where}: their times there are upper bounds (they hold only with "
             f"torch.backends.cudnn.conv.fp32_precision = 'ieee')")

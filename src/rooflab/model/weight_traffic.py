@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..units import fmt_ai
+from ..units import fmt_ai, fmt_fraction
 from .element_dtype import element_bytes, weight_bytes_per_element
 from .kernel import Kernel
 from .opkind import is_gemm, kind_word, streams_weights
@@ -184,7 +184,8 @@ def weight_streaming(kernel: Kernel | None, kind: str, ai: float, precision: str
         return (f"a routed-expert kernel (meta shape m {m:g}, n {n:g}, k {k:g}, {moe[0]:g} "
                 f"experts, top-{moe[1]:g}): its m is {moe[2]:g} token(s) x top-{moe[1]:g} "
                 f"over {d:.3g} different experts, so each expert's weights are used "
-                f"{m / d:.3g} time(s) per read; weights are {frac:.1%} of its bytes ({src})")
+                f"{m / d:.3g} time(s) per read; weights are {fmt_fraction(frac, 1)} of its "
+                f"bytes ({src})")
     if dims is not None:
         m, n, k = dims
         rows = min(m, n)
@@ -192,7 +193,7 @@ def weight_streaming(kernel: Kernel | None, kind: str, ai: float, precision: str
                 if rows == 1 else f"{rows:g} rows on its narrow side: each weight is used "
                                   f"{rows:g} times per read, once per request")
         return (f"its shape (m {m:g}, n {n:g}, k {k:g}) has {used}; weights are "
-                f"{frac:.1%} of its bytes ({src})")
+                f"{fmt_fraction(frac, 1)} of its bytes ({src})")
     if src.startswith("its AI"):
         size = weight_size(kernel, precision)[0] or 2.0
         return (f"AI {fmt_ai(share_ai(kernel, ai))} with {src.removeprefix('its AI, ')} is "
@@ -200,5 +201,5 @@ def weight_streaming(kernel: Kernel | None, kind: str, ai: float, precision: str
                 f"{kind}'s AI with each operand moved once is about its narrowest dimension x "
                 f"{2 / size:g}, so this is most likely M = 1 (a decode step), which tiling "
                 f"cannot help (give meta shape m/n/k if it is not)")
-    return f"weights are {frac:.1%} of its bytes ({src})"
+    return f"weights are {fmt_fraction(frac, 1)} of its bytes ({src})"
 

@@ -47,6 +47,22 @@ def batched_moves(moves: Sequence[tuple[Kernel, Kernel]]) -> list[tuple[Kernel, 
     return kept or list(moves)
 
 
+def _comm_words(kernels: Sequence[Kernel]) -> str:
+    """What --batch does to a train step's collectives: --dp's held, --tp's grown."""
+    dp = any(k.meta.get("train_part") == "comm" and not k.meta.get("tensor_parallel")
+             for k in kernels)
+    tp = any(k.meta.get("tensor_parallel") for k in kernels)
+    return (f"; {TRAIN_COMM_HELD}" if dp else "") + (f"; {TRAIN_TP_GROWS}" if tp else "")
+
+
+def tp_batched(k: Kernel, batch: int, b0: int) -> Kernel:
+    """`train --tp`'s collectives row at another batch: they move the b x s x h
+    activations (and the loss's values per token), so its bytes grow batch / b0."""
+    r = batch / b0
+    return k.with_(bytes={lv: b * r for lv, b in k.bytes.items()},
+                   meta={**k.meta, "batch": batch})
+
+
 def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
                  from_batch: int | None = None, names: Iterable[str] | None = None,
                  share: float | None = None) -> WhatIf:
@@ -65,6 +81,8 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
             and batch > reach}
 
     def change(k: Kernel) -> Kernel:
+        if k.meta.get("tensor_parallel"):
+            return tp_batched(k, batch, from_batch or meta_batch(k))
         if k.meta.get("train_part") in HELD_PARTS:
             # one pass over the parameters per step, whatever the batch (`rooflab train
             # --batch` keeps it; review s27 v3-F6: its FLOP doubled); the collectives move
@@ -94,8 +112,7 @@ def change_batch(roof: Roof, kernels: Sequence[Kernel], batch: int,
     # images, not tokens: every kernel's batch read off an input's N (a conv's, a CNN
     # trace's), none from `rooflab llm` (review s28 R3 F1: the LLM words on a ResNet)
     samples = bool(chosen) and all(BATCH_FROM in k.meta for k in chosen)
-    comm = any(k.meta.get("train_part") == "comm" for k in chosen)
-    grow = (TRAIN_GROW + (f"; {TRAIN_COMM_HELD}" if comm else "") if train and not unsplit
+    grow = (TRAIN_GROW + _comm_words(chosen) if train and not unsplit
             else SAMPLES_GROW if samples else
             "FLOP and activation (and KV) bytes grow with the batch (seed 004: decode AI ~ "
             "batch)" if not unsplit else
@@ -123,6 +140,8 @@ TRAIN_GROW = ("the forward, backward and recompute FLOP and activation bytes gro
               "per step, held")
 # and a --dp step's communication row: the gradients it moves do not grow with the batch
 TRAIN_COMM_HELD = "the --dp collectives move the gradients, as large at any batch: held"
+TRAIN_TP_GROWS = ("the --tp collectives move the b x s x h activations: they grow with the "
+                  "batch")
 
 
 # --batch on kernels whose batch is an input's N (a conv's images)

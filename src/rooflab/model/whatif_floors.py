@@ -5,14 +5,15 @@ kernels or the whole step, and the what-if's JSON shape with them (describe). Pu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
+from ..json_stream import Streamed
 from .ceiling import Roof
 from .choose import split_whole_steps, with_launches_s
 from .kernel import Kernel
 from .retime import WhatIf
 from .whatif_comm import COMM_COUNTED, Exposures, comm_exposures, exposure_fields, step_part
-from .whatif_document import moves_document
+from .whatif_document import document_base, move_rows
 
 # (work floor, with launches) of one kernel; (None, None) where the roof has none of its levels
 Floors = tuple[float | None, float | None]
@@ -137,27 +138,36 @@ def _ratio(before: float | None, after: float | None) -> float | None:
     return before / after if before and after else None
 
 
-def describe(w: WhatIf) -> Mapping[str, object]:
+def _rows(w: WhatIf, exposures: Exposures) -> Iterator[dict[str, object]]:
+    """describe's row of each move, made one at a time: the base row (move_rows) with both
+    floors and a communication row's exposure."""
+    for row, (fb, fa), (old, _) in zip(move_rows(w), _move_floors(w), w.moves, strict=True):
+        row.update({"before_work_floor_s": fb[0], "after_work_floor_s": fa[0],
+                    "before_with_launches_s": fb[1], "after_with_launches_s": fa[1],
+                    "before_floor_s": fb[1], "after_floor_s": fa[1]})
+        row.update(exposure_fields(exposures, id(old)))
+        yield row
+
+
+def describe(w: WhatIf, streamed: bool = False) -> Mapping[str, object]:
     """JSON shape of a what-if (whatif_document.moves_document) with both floors, named as in
     `rooflab llm` and `rooflab choose`: *_work_floor_s (max(FLOP / P, bytes / B) per kernel, summed)
     and *_with_launches_s (per kernel max(work floor, calls x launch floor), summed); for a fusion
     on the whole step, the fused kernels alone under moved_*. The older *_floor_s keys stay for
     scripts that read them, now equal to *_with_launches_s: they used to sum work + every launch, a
-    third floor beside these two (review 11b #7)."""
-    out = dict(moves_document(w))
-    rows = [dict(r) for r in out["moves"]]
-    for row, (fb, fa) in zip(rows, move_floors(w), strict=True):
-        row.update({"before_work_floor_s": fb[0], "after_work_floor_s": fa[0],
-                    "before_with_launches_s": fb[1], "after_with_launches_s": fa[1],
-                    "before_floor_s": fb[1], "after_floor_s": fa[1]})
+    third floor beside these two (review 11b #7). streamed: the rows and the analysis after
+    as Streamed arrays, each row made as it is written (json_stream.py; the CLI's document:
+    at 100,000 kernels the dicts were ~250 MB, s32); else lists."""
+    from .schema import analysis_to_dict
+
     exposures = comm_exposures(w)
-    for row, (old, _) in zip(rows, w.moves, strict=True):
-        row.update(exposure_fields(exposures, id(old)))
+    rows = Streamed(lambda: _rows(w, exposures)) if streamed else list(_rows(w, exposures))
+    out = document_base(w, rows, analysis_to_dict(w.after, streamed=streamed))
     t = total_floors(w)
     (wb, wa), (lb, la) = t["work"], t["with_launches"]
     if exposures:   # what the totals count of a train --dp step's communication row
         out["comm_counted"] = COMM_COUNTED
-    out.update({"moves": rows, "total_before_work_floor_s": wb, "total_after_work_floor_s": wa,
+    out.update({"total_before_work_floor_s": wb, "total_after_work_floor_s": wa,
                 "work_floor_speedup": _ratio(wb, wa),
                 "total_before_with_launches_s": lb, "total_after_with_launches_s": la,
                 "with_launches_speedup": _ratio(lb, la),

@@ -25,7 +25,7 @@ from dataclasses import replace
 from ..model import datasheet_note as sheet
 from ..model.ceiling import Ceiling, Roof
 from ..model.datasheet_note import band_words
-from ..units import LINKS, rate_unit, si
+from ..units import LINKS, fmt_fraction, rate_unit, si
 
 BANDWIDTH_FLOOR = 0.60
 COMPUTE_FLOOR = 0.50
@@ -132,12 +132,12 @@ def _note(group: str, pairs: Sequence[tuple[Ceiling, Ceiling]], nominal: Roof,
     def unit(c: Ceiling) -> str:
         return rate_unit(c.precision) if compute else "B/s"
 
-    what = ", ".join(f"{c.label} {si(c.value, unit(c))} = {c.value / ref.value:.0%} of "
+    what = ", ".join(f"{c.label} {si(c.value, unit(c))} = {fmt_fraction(c.value / ref.value)} of "
                      f"{si(ref.value, unit(c))}" for c, ref in pairs)
     floor = COMPUTE_FLOOR if compute else BANDWIDTH_FLOOR
     return (f"far below nominal ('{nominal.name}'): {what}; a healthy run reaches "
-            f"{healthy_range(device, compute)} (flagged under {floor:.0%}), so every % of "
-            f"roof judged by "
+            f"{healthy_range(device, compute)} (flagged under {fmt_fraction(floor)}), so every % "
+            f"of roof judged by "
             f"{'this ceiling' if len(pairs) == 1 else 'these ceilings'} reads high. Usual "
             f"causes: {_causes(device, group)}; rerun on a quiet machine, or judge by the "
             f"nominal roof")
@@ -186,7 +186,8 @@ def _low_peak_notes(measured: Roof, nominal: Roof | None, device: str) -> list[s
     if not pairs:
         return []
     what = ", ".join(f"{c.label} {si(c.value, rate_unit(c.precision))} = "
-                     f"{c.value / ref.value:.0%} of {si(ref.value, rate_unit(c.precision))}"
+                     f"{fmt_fraction(c.value / ref.value)} of "
+                     f"{si(ref.value, rate_unit(c.precision))}"
                      for c, ref in pairs)
     # TF32 is an fp32-input mode: no cause of a low fp16/bf16 peak (review 19a N12)
     tf32 = "TF32 off, " if any(c.precision in ("fp32", "tf32") for c, _ in pairs) else ""
@@ -220,7 +221,7 @@ def low_bandwidth_notes(measured: Roof, nominal: Roof | None, device: str) -> li
     pairs = low_bandwidth(measured, nominal, device)
     if not pairs:
         return []
-    what = ", ".join(f"{c.label} {si(c.value, 'B/s')} = {c.value / ref.value:.0%} of "
+    what = ", ".join(f"{c.label} {si(c.value, 'B/s')} = {fmt_fraction(c.value / ref.value)} of "
                      f"{si(ref.value, 'B/s')}" for c, ref in pairs)
     return [f"low against nominal ('{nominal.name}'): {what}; a copy reaches "
             f"{band_words(sheet.COPY_BANDWIDTH)} of the datasheet (seed 000 §3.1) and a "
@@ -281,8 +282,8 @@ def compare_to_nominal(measured: Roof, nominal: Roof | None,
             return c
         unit = rate_unit(c.precision) if c.is_compute else "B/s"
         note = (f"measured {c.label} {si(c.value, unit)} is above the nominal "
-                f"{si(ref.value, unit)} of '{nominal.name}' ({c.value / ref.value:.0%}); check "
-                f"the catalog entry (sparse vs dense, boost clock) or the measurement method")
+                f"{si(ref.value, unit)} of '{nominal.name}' ({fmt_fraction(c.value / ref.value)}); "
+                f"check the catalog entry (sparse vs dense, boost clock) or the measurement method")
         return replace(c, warnings=c.warnings + (note,))
 
     checked = replace(measured, compute=tuple(check(c) for c in measured.compute),

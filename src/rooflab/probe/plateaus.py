@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..units import fmt_bytes_binary as fmt_bytes
+from ..units import fmt_fraction
 
 LEVELS = ("L1", "L2", "L3", "DRAM")
 # Neighbouring points within 12 % of a run's median belong to the same plateau.
@@ -154,9 +155,9 @@ def label_plateaus(plateaus: Sequence[Plateau], sizes: Sequence[float],
         step = p.bytes_per_s / q.bytes_per_s
         if step < REAL_STEP:
             notes.append(
-                f"{level}: the bandwidth changes only {abs(step - 1):.0%} from {level} to "
-                f"{nxt} here (within ~{REAL_STEP - 1:.0%}), so the {level} boundary could "
-                f"not be located in the sweep; the OS reports {fmt_bytes(cap)}{per}")
+                f"{level}: the bandwidth changes only {fmt_fraction(abs(step - 1))} from {level} "
+                f"to {nxt} here (within ~{fmt_fraction(REAL_STEP - 1)}), so the {level} boundary "
+                f"could not be located in the sweep; the OS reports {fmt_bytes(cap)}{per}")
         else:
             notes.append(
                 f"{level}: the OS reports {fmt_bytes(cap)}{per} but bandwidth falls between "

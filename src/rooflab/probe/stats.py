@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ..model.mann_whitney import u_test
 from ..model.sample_spread import NOISY_IQR, iqr_over_median
 from ..model.spread_warnings import samples_vary
+from ..units import fmt_fraction
 
 # A ceiling whose samples spread more than this carries a warning (issue: 5 %); the one
 # noise limit of every measurement (model.sample_spread NOISY_IQR).
@@ -127,6 +128,6 @@ def slowdown_warning(label: str, rates: Sequence[float],
         return None
     rate = fmt(s.last) if fmt else f"{s.last:.4g}/s"
     cause = f"clock, power or thermal throttling{f' ({seen})' if seen else ''}"
-    return (f"{label}: samples slowed during the run (last third {s.drop:.0%} below the "
+    return (f"{label}: samples slowed during the run (last third {fmt_fraction(s.drop)} below the "
             f"first): {cause}, or other work that started meanwhile; the figure is the "
             f"best (burst) rate, the sustained one is {rate}")

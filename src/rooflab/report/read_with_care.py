@@ -20,7 +20,7 @@ from ..model.placement import held_on
 from ..model.sanity_finding import ABOVE_TOLERANCE
 from ..name_list import cut, named
 from ..sides import factor_text
-from ..units import fmt_ai
+from ..units import fmt_ai, fmt_fraction
 
 
 def above_roof(d: Diagnosis) -> bool:
@@ -99,7 +99,7 @@ def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = 
                          f"'{LOADED_PROBE}' there).")
         out += load
         out += _low_compute(profile, out)
-        low = [f"{r.quantity} {r.ratio:.0%}" for r in profile_rows(profile)
+        low = [f"{r.quantity} {fmt_fraction(r.ratio)}" for r in profile_rows(profile)
                if r.ratio is not None and r.ratio < _floor(r)
                and not _whole_chip(profile, r)]
         if low:

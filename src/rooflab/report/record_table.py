@@ -19,7 +19,7 @@ from ..model.analysis import Analysis
 from ..model.ceiling import Roof
 from ..model.diagnose import Diagnosis
 from ..model.placement import held_on, point_on
-from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, fmt_times, rate_unit
+from ..units import fmt_ai, fmt_fraction, fmt_pct, fmt_rate, fmt_seconds, fmt_times, rate_unit
 from .tables import MEASURED_DERIVED, profile_notes, profile_rows
 
 RECORD_HEADERS = ("quantity", "nominal", "measured", "measured / nominal")
@@ -216,13 +216,13 @@ def record_notes(profile: MachineProfile | None) -> list[str]:
 
 
 def _measured_notes(profile: MachineProfile) -> list[str]:
-    noisy = [f"{r.quantity} {r.spread:.0%}" for r in profile_rows(profile)
+    noisy = [f"{r.quantity} {fmt_fraction(r.spread)}" for r in profile_rows(profile)
              if r.spread is not None and r.spread > NOISY_CEILING]
     if not noisy:
         return profile_notes(profile)
     # The per-ceiling "samples vary" warnings say the same as this one line.
     notes = [n for roof in profile.roofs for n in roof.notes]
-    return ([f"Measured ceilings whose samples spread more than {NOISY_CEILING:.0%} "
+    return ([f"Measured ceilings whose samples spread more than {fmt_fraction(NOISY_CEILING)} "
              f"(IQR / median): {', '.join(noisy)}. The roof is the best sample of each; with "
              f"this much spread every % of roof moves with it: re-probe on a quiet machine "
              f"(`rooflab probe --full`)."] + list(dict.fromkeys(notes)))

@@ -10,7 +10,7 @@ from ..model.analysis import Analysis
 from ..model.compare_notes import mostly
 from ..model.kernel import Kernel
 from ..model.meta_check import step_of
-from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, fmt_times, si
+from ..units import fmt_ai, fmt_fraction, fmt_pct, fmt_rate, fmt_seconds, fmt_times, si
 from .envelope_bound import NO_ROOF_LINE, envelope_bound, on_envelope
 
 STEP_HEADERS = ("step", "kernel", "time", "vs previous", "vs first", "FLOP", "DRAM bytes",
@@ -87,7 +87,7 @@ def step_findings(analysis: Analysis, threshold: float = 0.05) -> list[str]:
     lo, hi = min(rates), max(rates)
     times = [k.seconds for k in steps]
     out = [f"Achieved FLOP/s stays between {si(lo, 'FLOP/s')} and {si(hi, 'FLOP/s')} "
-           f"({hi / lo - 1:.0%} apart) while the time ranges over "
+           f"({fmt_fraction(hi / lo - 1)} apart) while the time ranges over "
            f"{fmt_times(max(times) / min(times))}: "
            + ("the steps changed how much work is done, not how fast it runs."
               if hi / lo < 1.15 else "the steps changed how fast the work runs.")]

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..units import fmt_bytes_binary as _fmt
+from ..units import fmt_fraction
 from .chart_marks import literal, text_color
 from .chart_parts import LEVEL_COLORS, OTHER_LEVEL_COLOR
 
@@ -178,7 +179,7 @@ def table_rows(t: SweepTable) -> list[list[str]]:
     for r in t.rows:
         while pending and pending[0].bytes_ < r.ws_bytes:
             out.append(marker(pending.pop(0)))
-        spread = "-" if r.spread is None else f"{r.spread:.0%}"
+        spread = fmt_fraction(r.spread)    # None: '-'
         level = (r.level or "") + (" *" if r.chosen else "") + (
             "" if r.calibrated else f" {UNCALIBRATED_MARK}")
         out.append([_fmt(r.ws_bytes), _fmt(r.ws_bytes_total), _gbps(r.best),

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 from ..errors import InputError
-from ..units import fmt_times
+from ..units import fmt_fraction, fmt_times
 from .ops_common import TENSOR_DTYPES, _size
 
 # Above this many residue classes the exact count below loops too long for a CLI answer
@@ -133,5 +133,5 @@ def channel_pad_note(dtype: str, c_per_group: int, k_per_group: int) -> str | No
     return (f"C/groups = {c_per_group}, K/groups = {k_per_group}: {dtype} tensor-core conv "
             f"kernels take channel counts in multiples of {m} (NVIDIA's convolution "
             f"performance guide); cuDNN pads them ({fmt_times(factor)} the MACs executed, the "
-            f"tensor ceiling then {1 / factor:.0%} useful) or runs FMA kernels, so the "
+            f"tensor ceiling then {fmt_fraction(1 / factor)} useful) or runs FMA kernels, so the "
             f"attainable above is not reached (an RGB stem conv, C = 3, is the usual case)")

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...errors import InputError
+from ...units import fmt_fraction
 
 
 @dataclass(frozen=True)
@@ -85,11 +86,11 @@ def misfit_notes(collectives: Sequence[dict]) -> list[str]:
     a script reading the file) gets it too (review s20 r3 F8)."""
     from ...model.link_fits import RESIDUAL_WARN
 
-    bad = [f"{c['label']} {c['fit']['max_rel_residual']:.0%}" for c in collectives
+    bad = [f"{c['label']} {fmt_fraction(c['fit']['max_rel_residual'])}" for c in collectives
            if c.get("fit") and (c["fit"].get("max_rel_residual") or 0) > RESIDUAL_WARN]
     if not bad:
         return []
     return [f"alpha/beta fits that miss their own median times by more than "
-            f"{RESIDUAL_WARN:.0%} at some size (resid !): {', '.join(bad)}; their alpha and "
-            f"beta describe no measured point well (a loaded host, or a latency that is not "
+            f"{fmt_fraction(RESIDUAL_WARN)} at some size (resid !): {', '.join(bad)}; their alpha "
+            f"and beta describe no measured point well (a loaded host, or a latency that is not "
             f"one constant); rerun on a quiet host or with --full before using them"]

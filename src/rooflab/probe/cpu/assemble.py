@@ -16,7 +16,7 @@ from ...hardware.profile import MachineProfile, now_iso
 from ...hardware.windows_topology import SOURCE as WIN_SOURCE
 from ...model.ceiling import Ceiling, Roof
 from ...model.real_traffic import REAL_TRAFFIC
-from ...units import fmt_rate, si
+from ...units import fmt_fraction, fmt_rate, si
 from ..nominal import add_below_nominal_notes, below_nominal_extras
 from ..stats import slowdown_warning
 from . import bandwidth as bw
@@ -378,7 +378,7 @@ def sustained_extras(roof: Roof, burst: QuotaBurst) -> dict:
             "threads": burst.threads,
             "method": (f"measured burst rate x the quota's {burst.cpus:g} CPUs / "
                        f"{burst.threads} thread{'s' if burst.threads != 1 else ''}: over a "
-                       f"CFS period each CPU-bound thread runs {burst.share:.0%} of the "
+                       f"CFS period each CPU-bound thread runs {fmt_fraction(burst.share)} of the "
                        f"time, then waits for the next period's quota"),
             "ceilings": {c.label: c.value * burst.share
                          for c in (*roof.compute, *roof.memory)}}

@@ -20,7 +20,7 @@ import numpy as np
 from ...hardware.host import Caches
 from ...model import level_order
 from ...units import fmt_bytes_binary as fmt_bytes
-from ...units import si
+from ...units import fmt_fraction, si
 from ..plateaus import LEVELS, Plateau, find_plateaus, geometric_sizes, label_plateaus
 from ..timer import TimingPlan
 from .runner import Rate, Team, measure_rate
@@ -304,8 +304,8 @@ def dram_point(plateau: Plateau, values: Sequence[float], sizes: Sequence[float]
     top = dropped[0]
     return best, (
         f"DRAM: the best point ({si(values[top], 'B/s')} at {fmt_bytes(sizes[top])} per "
-        f"thread) is {values[top] / values[best] - 1:.0%} above the rest of the DRAM "
-        f"plateau (more than {DRAM_OUTLIER - 1:.0%}: a disturbed or cache-assisted "
+        f"thread) is {fmt_fraction(values[top] / values[best] - 1)} above the rest of the DRAM "
+        f"plateau (more than {fmt_fraction(DRAM_OUTLIER - 1)}: a disturbed or cache-assisted "
         f"sample); the DRAM ceiling uses {si(values[best], 'B/s')} at "
         f"{fmt_bytes(sizes[best])} per thread (plateau median {si(plateau.bytes_per_s, 'B/s')})")
 
@@ -321,7 +321,7 @@ def _kept_note(best: int, rest: Sequence[int], values: Sequence[float],
                sizes: Sequence[float], medians: Sequence[float]) -> str:
     low = max(rest, key=lambda i: values[i])
     return (f"DRAM: the sizes beyond 4x the LLC disagree by "
-            f"{values[best] / values[low] - 1:.0%} ({si(values[best], 'B/s')} at "
+            f"{fmt_fraction(values[best] / values[low] - 1)} ({si(values[best], 'B/s')} at "
             f"{fmt_bytes(sizes[best])} per thread, {si(values[low], 'B/s')} at "
             f"{fmt_bytes(sizes[low])}); the best point's median ({si(medians[best], 'B/s')}) "
             f"is above the other's best, so the lower one was disturbed (load only lowers a "

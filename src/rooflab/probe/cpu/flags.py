@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ...model.ceiling import Ceiling, Roof
-from ...units import fmt_rate, si
+from ...units import fmt_fraction, fmt_rate, si
 
 OVERSHOOT = 1.05     # measured above nominal by more than this is flagged
 # Measured below this fraction of nominal is flagged: the nominal roof is taken at the
@@ -25,8 +25,8 @@ def drift_note(start: float, end: float, limit: float = DRIFT) -> str | None:
     change = end / start - 1
     if abs(change) <= limit:
         return None
-    return (f"the fp64 FMA reference moved {change:+.1%} between the start and the end of "
-            f"the probe (clock drift or other load); rerun or use --full")
+    return (f"the fp64 FMA reference moved {100 * change:+.1f} % between the start and the end "
+            f"of the probe (clock drift or other load); rerun or use --full")
 
 
 def dram_drift_note(start: float, end: float, limit: float = DRAM_DRIFT,
@@ -39,8 +39,8 @@ def dram_drift_note(start: float, end: float, limit: float = DRAM_DRIFT,
     used = (f"the sweep's {si(start, 'B/s')}" if add is None else
             f"add's {si(add, 'B/s')} of the same run (triad's samples were disturbed)")
     return (f"DRAM triad read {si(start, 'B/s')} in the sweep and {si(end, 'B/s')} at the "
-            f"end of the probe ({change:+.0%}): the host's memory bandwidth changed during "
-            f"the run (other load, or a VM's memory moving between states); the DRAM "
+            f"end of the probe ({100 * change:+.0f} %): the host's memory bandwidth changed "
+            f"during the run (other load, or a VM's memory moving between states); the DRAM "
             f"ceiling is {used}: rerun and compare before trusting it")
 
 
@@ -61,10 +61,10 @@ def stream_consistency_note(stream: dict, level: str = "DRAM",
     if max(triad, add) <= (1 + limit) * min(triad, add):
         return None
     return (f"{level} triad ({si(triad, 'B/s')}) and add ({si(add, 'B/s')}) move the same "
-            f"24 B/element but differ by {max(triad, add) / min(triad, add) - 1:.0%} (more "
-            f"than {limit:.0%}): the {level} measurement was disturbed (other load, or the "
-            f"host's memory bandwidth changed between them); rerun before trusting the "
-            f"{level} ceiling")
+            f"24 B/element but differ by {fmt_fraction(max(triad, add) / min(triad, add) - 1)} "
+            f"(more than {fmt_fraction(limit)}): the {level} measurement was disturbed (other "
+            f"load, or the host's memory bandwidth changed between them); rerun before trusting "
+            f"the {level} ceiling")
 
 
 # The intensity sweep's in-place kernel moves 16 real bytes per element; STREAM triad moves
@@ -90,7 +90,7 @@ def sweep_above_roof_note(points: list[dict], dram: float | None,
     if ratio <= 1.01:       # at the roof within timing resolution: nothing to explain
         return None
     text = (f"intensity sweep: k={top['k']} reads {si(top['bytes_per_s'], 'B/s')}, "
-            f"{ratio:.0%} of the DRAM roof ({si(dram, 'B/s')}). The sweep counts real "
+            f"{fmt_fraction(ratio)} of the DRAM roof ({si(dram, 'B/s')}). The sweep counts real "
             f"traffic (in place, x = f(x): 16 B/element, no write-allocate) while the "
             f"roof is STREAM-counted triad (24 of the 32 B it moves)")
     if ratio <= SWEEP_OVER_ROOF:
@@ -109,9 +109,9 @@ def _sweep_above_real(points: list[dict], real: float) -> str | None:
     if ratio <= SWEEP_OVER_REAL:
         return None
     return (f"intensity sweep: k={top['k']} reads {si(top['bytes_per_s'], 'B/s')}, "
-            f"{ratio:.0%} of the DRAM (real traffic) ceiling ({si(real, 'B/s')}), the same "
-            f"units (the sweep runs in place, x = f(x): its 16 B/element are what the "
-            f"memory moves): above it by more than {SWEEP_OVER_REAL - 1:.0%} is not "
+            f"{fmt_fraction(ratio)} of the DRAM (real traffic) ceiling ({si(real, 'B/s')}), the "
+            f"same units (the sweep runs in place, x = f(x): its 16 B/element are what the "
+            f"memory moves): above it by more than {fmt_fraction(SWEEP_OVER_REAL - 1)} is not "
             f"explained by the byte models; the DRAM ceilings read low (the host's memory "
             f"bandwidth changed during the probe); rerun")
 
@@ -163,7 +163,8 @@ class QuotaBurst:
 
 def _overshoot_text(c: Ceiling, nom: Ceiling, arch, quota: QuotaBurst | None) -> str:
     head = (f"{c.label}: measured {fmt_rate(c.value, c.precision)} is "
-            f"{c.value / nom.value:.0%} of the nominal {fmt_rate(nom.value, nom.precision)}")
+            f"{fmt_fraction(c.value / nom.value)} of the nominal "
+            f"{fmt_rate(nom.value, nom.precision)}")
     if quota is not None and c.value <= OVERSHOOT * nom.value * quota.burst_scale:
         # the quota explains it (review s24 r2 F5 addendum: this run knew the quota and
         # blamed the CPU's identity)
@@ -175,7 +176,7 @@ def _overshoot_text(c: Ceiling, nom: Ceiling, arch, quota: QuotaBurst | None) ->
                 f"figure is a burst rate (the nominal of the "
                 f"{'core it' if one else 'cores they'} ran on is "
                 f"{fmt_rate(nom.value * quota.burst_scale, nom.precision)}), and sustained "
-                f"work gets {quota.share:.0%} of it, "
+                f"work gets {fmt_fraction(quota.share)} of it, "
                 f"{fmt_rate(c.value * quota.share, c.precision)} (see the quota note)")
     return (f"{head} for {arch.name}; the CPU may not be what it reports (a VM can mask "
             f"the microarchitecture) or the clock ran faster than measured")
@@ -196,7 +197,7 @@ def flag_undershoot(measured: list[Ceiling], nominal: Roof | None) -> list[Ceili
     return _flag_against_nominal(
         measured, nominal, lambda got, nom: got < UNDERSHOOT * nom,
         lambda c, nom: (f"{c.label}: measured {fmt_rate(c.value, c.precision)} is only "
-                        f"{c.value / nom.value:.0%} of the nominal "
+                        f"{fmt_fraction(c.value / nom.value)} of the nominal "
                         f"{fmt_rate(nom.value, nom.precision)} "
                         f"at the clock measured in this run: other load held the kernel up "
                         f"throughout, or the vector units run at a lower clock than the "
@@ -221,7 +222,7 @@ def soften_gave_up(measured: list[Ceiling], nominal: Roof | None) -> list[Ceilin
             c = replace(c, warnings=tuple(
                 (f"{c.label}: the samples were disturbed (calibration gave up: other load "
                  f"held calls up), but the best one still reached nominal "
-                 f"({c.value / nom.value:.0%} of {fmt_rate(nom.value, nom.precision)})")
+                 f"({fmt_fraction(c.value / nom.value)} of {fmt_rate(nom.value, nom.precision)})")
                 if GAVE_UP in w else w for w in c.warnings))
         out.append(c)
     return out
@@ -256,13 +257,13 @@ def machine_load_notes(load, *, what: str = "the probe", figures: str = "measure
     share = load.contended_share
     if share is not None and share > OTHER_LOAD:
         if load.spare_cpus == 0:
-            head = (f"other processes used {load.other_cpu_share:.0%} of the CPUs while "
+            head = (f"other processes used {fmt_fraction(load.other_cpu_share)} of the CPUs while "
                     f"{what} ran")
         else:
             head = (f"other processes used {load.other_cpu_s / load.window_s:.2g} CPUs on "
                     f"average while {what} ran {load.threads} thread"
                     f"{'s' if load.threads != 1 else ''} on {load.cpus} "
-                    f"CPUs, {share:.0%} of the CPUs its threads needed")
+                    f"CPUs, {fmt_fraction(share)} of the CPUs its threads needed")
         notes.append(f"{head}{_loadavg_clause(load)}: {figures} {low}; rerun on "
                      f"a quiet machine")
     elif (load.other_cpu_s is None and load.loadavg_1m_before is not None
@@ -273,7 +274,7 @@ def machine_load_notes(load, *, what: str = "the probe", figures: str = "measure
                      f"no /proc/stat, so work during {what} was not measured); rerun on a "
                      f"quiet machine")
     if load.steal_share is not None and load.steal_share > STEAL:
-        notes.append(f"the VM's host took {load.steal_share:.0%} of the CPU time (steal) "
+        notes.append(f"the VM's host took {fmt_fraction(load.steal_share)} of the CPU time (steal) "
                      f"while {what} ran: other guests ran on the host's cores, so "
                      f"{figures} {low}; rerun when the host is quieter")
     return notes

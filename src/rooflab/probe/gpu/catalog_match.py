@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ...units import fmt_fraction
 from . import board as device_tree  # read at call time: tests point BOARD_MODEL elsewhere
 from .mig import MigProfile, mig_profile, mig_roof
 
@@ -395,7 +396,7 @@ def _match_catalog(name: str, cc: str | None = None, *, memory_bytes: float | No
             return CatalogMatch(roof, entry,
                                 f"matched by the device memory: {mem} (torch's total_memory) "
                                 f"fits {entry}'s {_nominal_gb(picked):g} GB (at most "
-                                f"{MEMORY_TOLERANCE:.0%} under it) and no other of the "
+                                f"{fmt_fraction(MEMORY_TOLERANCE)} under it) and no other of the "
                                 f"entries {whose} {'fit' if ' and ' in whose else 'fits'} "
                                 f"({among}){overruled}", None,
                                 _catalog_unified(picked.name))

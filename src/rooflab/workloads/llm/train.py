@@ -103,6 +103,8 @@ class TrainSetup:
     clip_grad: bool = False      # clip_grad_norm_'s two passes (train_clip)
     # --dp: the type the gradients are held and reduced in (None: the storage dtype's)
     grad_dtype: str | None = None
+    tp: int = 1                  # tensor-parallel devices (train_tp: Megatron-LM's)
+    sequence_parallel: bool = False   # Korthikanti et al. 2022's, under --tp N > 1
 
     def __post_init__(self) -> None:
         for name, v, what, eg in (("--batch", self.batch, "sequences per micro-batch", 8),
@@ -125,6 +127,24 @@ class TrainSetup:
         from .train_dp import check_dp
 
         check_dp(self.dp, self.zero)
+        self._check_tp()
+
+    def _check_tp(self) -> None:
+        """--tp N (>= 1), --sequence-parallel only with N > 1, no --loss fused under TP
+        (Liger's chunked loss is not vocab-parallel): InputError with the fix."""
+        tp = self.tp
+        if not isinstance(tp, int) or isinstance(tp, bool) or tp < 1:
+            raise InputError(f"--tp must be an integer >= 1 (tensor-parallel devices), "
+                             f"e.g. --tp 8; got {tp!r}")
+        if self.sequence_parallel and tp < 2:
+            raise InputError("--sequence-parallel splits the norms' tokens over the "
+                             "tensor-parallel devices: give --tp N with N >= 2 (e.g. --tp 8 "
+                             "--sequence-parallel), or drop it")
+        if tp > 1 and self.loss == "fused":
+            raise InputError(f"--loss fused with --tp {tp}: Liger's chunked lm_head and "
+                             f"cross-entropy is not vocab-parallel (Megatron's "
+                             f"vocab_parallel_cross_entropy is what --tp models); drop "
+                             f"--loss fused or --tp")
 
     @property
     def tokens(self) -> int:
@@ -196,13 +216,22 @@ class TrainStep:
 
 
 def build_train_step(cfg: ModelConfig, setup: TrainSetup) -> TrainStep:
+    """The step's kernels on one device: under --tp N its slice of the model
+    (train_tp.device_config), the norms and residual adds on 1/N of the tokens with
+    --sequence-parallel."""
+    from .train_tp import SP_KINDS, device_config, sp_split
+
+    cfg = device_config(cfg, setup.tp)
     s = setup.settings()
     pre = prefill_step(cfg, s, setup.batch, setup.seq)
     fwd = []
     for o in pre.ops:
         if o.op.name == "lm_head":    # training scores every position, not the last only
             o = StepOp(linear("lm_head", setup.tokens, cfg.hidden, cfg.vocab, s), 1, "model")
-        fwd.append(StepOp(_math(_as_training(o.op), setup), o.calls, o.scope))
+        op = _math(_as_training(o.op), setup)
+        if setup.sequence_parallel and op.op in SP_KINDS:
+            op = sp_split(op, setup.tp)
+        fwd.append(StepOp(op, o.calls, o.scope))
     # the loss reads the logits at the model dtype (a fused cross-entropy upcasts in
     # registers)
     fwd.append(StepOp(loss(setup.tokens, cfg.vocab, s.wide_bytes, s.math_precision), 1,
@@ -290,12 +319,20 @@ class TrainResult:
     peak_label: str
     notes: tuple[str, ...]
     dp: Any = None              # train_dp.DPResult under --dp N > 1
+    tp: Any = None              # train_tp.TPComm under --tp N > 1
+
+    @property
+    def comm_exposed_s(self) -> float:
+        """The communication the step waits for: --dp's exposed part, --tp's all of it
+        (not overlapped)."""
+        return ((self.dp.exposed_s if self.dp is not None else 0.0)
+                + (self.tp.comm_s if self.tp is not None else 0.0))
 
     @property
     def floor_s(self) -> float:
         """The kernels' floors, plus under --dp the communication the compute leaves
-        exposed."""
-        return self.timing.floor_s + (self.dp.exposed_s if self.dp is not None else 0.0)
+        exposed and under --tp its collectives."""
+        return self.timing.floor_s + self.comm_exposed_s
 
     @property
     def tokens_per_s(self) -> float:
@@ -306,8 +343,7 @@ class TrainResult:
     @property
     def with_launches_s(self) -> float:
         """timing's floor with the launches, plus the exposed communication (--dp)."""
-        return self.timing.with_launches_s + (self.dp.exposed_s if self.dp is not None
-                                              else 0.0)
+        return self.timing.with_launches_s + self.comm_exposed_s
 
     @property
     def counted_flop(self) -> float:
@@ -375,7 +411,9 @@ def run_train(cfg: ModelConfig, roof, setup: TrainSetup) -> TrainResult:
     # fp32 vector (the matmuls' own, TF32 off); tf32: the TF32 tensor ceiling
     peak, peak_note = roof.compute_for(setup.dtype, "tensor")
     notes = _with_peak(fallback_notes(timing), peak_note)
-    return TrainResult(cfg, setup, ts, timing, (per_token + attn) * setup.step_tokens,
+    # MFU per device: 1/tp of the model FLOPs (each device runs 1/tp of every matmul)
+    return TrainResult(cfg, setup, ts, timing,
+                       (per_token + attn) * setup.step_tokens / setup.tp,
                        sum(o.flop for o in ts.recompute) + flash_redo, n, peak.value,
                        peak.label, notes)
 

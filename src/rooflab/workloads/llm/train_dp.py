@@ -197,13 +197,15 @@ def with_dp(r, link: Link, overlap: bool = True):
     from dataclasses import replace
 
     from .params import count_params
+    from .train_tp import device_config
 
     st = r.setup
     if st.dp < 2:
         return r
     forward_s = r.part_s("forward") / st.accumulate
     backward_s = (r.part_s("backward") + r.part_s("recompute")) / st.accumulate
-    params = count_params(r.config).total
+    # under --tp N the device's slice: each data-parallel ring reduces 1/N of the model
+    params = count_params(device_config(r.config, st.tp)).total
 
     def at(stage: int) -> tuple[Collective, ...]:
         return dp_collectives(params, st.width, st.dp, stage, st.accumulate, link,

@@ -138,14 +138,23 @@ def _scores_bytes(cfg: ModelConfig, b: int, s: int, dropout: bool, w: float) -> 
 
 def train_memory(cfg: ModelConfig, setup: TrainSetup, device_bytes: float | None,
                  dropout: bool = False) -> TrainMemory:
+    """One device's memory; under --tp N its slice of the model (train_tp)."""
+    if setup.tp > 1:
+        return _tp_memory(cfg, setup, device_bytes, dropout)
     params = count_params(cfg).total
-    state = setup.optimizer_spec()[0]
     b, s, w = setup.batch, setup.seq, setup.width
     per_layer = layer_activation_bytes(cfg, b, s, setup.attn, setup.recompute, dropout, w)
     acts = per_layer * cfg.layers
     if setup.recompute == "full":   # one layer's whole set, live while it is recomputed
         acts += _layer_full(cfg, b, s, setup.attn, dropout, w)
     outside = 2 * w * s * b * cfg.hidden + loss_peak_bytes(cfg, setup)
+    return _memory(params, setup, per_layer, acts, outside, device_bytes)
+
+
+def _memory(params: int, setup: TrainSetup, per_layer: float, acts: float, outside: float,
+            device_bytes: float | None) -> TrainMemory:
+    state = setup.optimizer_spec()[0]
+    w = setup.width
     # --dp N --zero S: each device holds its shard of the states (train_dp, ZeRO Fig. 1)
     weights, grads, opt = zero_state_bytes(params, w, state, setup.dp, setup.zero,
                                            setup.grad_width)
@@ -153,6 +162,32 @@ def train_memory(cfg: ModelConfig, setup: TrainSetup, device_bytes: float | None
                        optimizer=opt, activations=acts + outside,
                        per_layer=per_layer, outside_layers=outside,
                        device_bytes=device_bytes)
+
+
+def _tp_memory(cfg: ModelConfig, setup: TrainSetup, device_bytes: float | None,
+               dropout: bool) -> TrainMemory:
+    """Under --tp N (Korthikanti et al. 2022, Table 2): the device's slice of the
+    weights, gradients and state; per layer its slice of the split activations and the
+    replicated ones whole (10 s b h + 24 s b h / N + 5 a s^2 b / N at GPT-3's shapes), all
+    of them / N with --sequence-parallel (34 s b h / N + 5 a s^2 b / N); the lm_head's
+    logits and the loss over its 1/N of the vocabulary."""
+    from .train_tp import device_config, replicated_bytes
+
+    n, sp = setup.tp, setup.sequence_parallel
+    dev = device_config(cfg, n)
+    b, s, w = setup.batch, setup.seq, setup.width
+    sbh = s * b * cfg.hidden
+    seq_share = 1 / n if sp else 1.0    # what SP leaves of a replicated tensor
+    full = _layer_full(dev, b, s, setup.attn, dropout, w)
+    full -= replicated_bytes(cfg, sbh, w, dropout) * (1 - seq_share)
+    per_layer = full
+    if setup.recompute == "full":       # the layer's input, 1/N of it under SP
+        per_layer = w * sbh * seq_share
+    elif setup.recompute == "selective" and setup.attn == "naive":
+        per_layer = full - _scores_bytes(dev, b, s, dropout, w)
+    acts = per_layer * cfg.layers + (full if setup.recompute == "full" else 0.0)
+    outside = 2 * w * sbh * seq_share + loss_peak_bytes(dev, setup)
+    return _memory(count_params(dev).total, setup, per_layer, acts, outside, device_bytes)
 
 
 def loss_peak_bytes(cfg: ModelConfig, setup: TrainSetup) -> float:
