@@ -228,6 +228,8 @@ REF_LOW = 1.25
 
 
 def ratio_rows(rounds) -> list[tuple[str, float | None, float | None, str, str]]:
+    from rooflab.units import fmt_fraction  # '98 %', the SI style of rooflab's own tables
+
     def best_of(*keys):
         vals = [(med(rounds, k), k) for k in keys if med(rounds, k)]
         return max(vals) if vals else (None, "none")
@@ -254,15 +256,15 @@ def ratio_rows(rounds) -> list[tuple[str, float | None, float | None, str, str]]
         pr = statistics.median(paired) if paired else None
         worse = min(ratio or 0.0, pr or 0.0)   # both readings must meet the target
         verdict = "-" if target is None or ratio is None else (
-            f"{'PASS' if worse >= target else 'MISS'} (>= {target:.0%})")
+            f"{'PASS' if worse >= target else 'MISS'} (>= {fmt_fraction(target)})")
         # both readings (medians apart and round by round) must say so: a paired ratio
         # under the target is still a MISS
         if target is not None and ratio is not None and min(ratio, pr or ratio) > REF_LOW:
             # likwid-bench's L1 stream read 82 GB/s here against the C reference's 567
             # (its threads unpinned in the VM?): a reference that slow passes anything.
-            verdict = f"REF LOW (reads {1 / ratio:.0%} of the probe: cannot judge it)"
-        rows.append((label, p, ref, which, f"{ratio:.1%}" if ratio else "-",
-                     f"{pr:.1%}" if pr else "-", verdict))
+            verdict = f"REF LOW (reads {fmt_fraction(1 / ratio)} of the probe: cannot judge it)"
+        rows.append((label, p, ref, which, fmt_fraction(ratio, 1) if ratio else "-",
+                     fmt_fraction(pr, 1) if pr else "-", verdict))
     return rows
 
 
@@ -295,6 +297,7 @@ def main(argv=None) -> int:
     ap.add_argument("--raw", help="also write the raw per-round numbers to this JSON file")
     a = ap.parse_args(argv)
     from rooflab.hardware.host import detect_host
+    from rooflab.units import fmt_fraction
 
     host = detect_host()
     llc = (host.caches.l3 or 32 << 20) * host.caches.l3_instances
@@ -327,7 +330,8 @@ def main(argv=None) -> int:
     print("| measurement | rounds 1-2 differ | worst neighbouring rounds | within 5 % |")
     print("|---|---|---|---|")
     for k, first, worst in agreement(rounds):
-        print(f"| {k} | {first:.1%} | {worst:.1%} | {'yes' if first <= 0.05 else 'NO'} |")
+        print(f"| {k} | {fmt_fraction(first, 1)} | {fmt_fraction(worst, 1)} | "
+              f"{'yes' if first <= 0.05 else 'NO'} |")
     print()
     walls = [r["probe wall s"] for r in rounds]
     print(f"probe wall time per round: {', '.join(f'{w:.1f} s' for w in walls)}")

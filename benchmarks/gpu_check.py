@@ -69,6 +69,7 @@ from gpu_check_report import (  # noqa: E402, F401 — the names the tests read 
 
 from rooflab.files import write_json  # noqa: E402
 from rooflab.hardware.profile import profile_to_dict, save_profile  # noqa: E402
+from rooflab.units import fmt_fraction  # noqa: E402
 
 # One device run gets about four minutes: the whole check stays under TOTAL_BUDGET_S, so a
 # slow stage (a cold Triton cache, a CLI run that hangs) still leaves the table and the JSON.
@@ -239,9 +240,10 @@ def main(argv: list[str] | None = None) -> int:
         if rehearse:
             with _rehearsal().tiny_sizes(torch, dev, mode):
                 profile = probe_gpu(args.device, mode, progress=lambda s, f: log(
-                    f"[{f:4.0%}] {s}"), triton=True)
+                    f"[{fmt_fraction(f):>5}] {s}"), triton=True)
         else:
-            profile = probe_gpu(args.device, mode, progress=lambda s, f: log(f"[{f:4.0%}] {s}"))
+            profile = probe_gpu(args.device, mode, progress=lambda s, f: log(
+                f"[{fmt_fraction(f):>5}] {s}"))
     except Exception:  # noqa: BLE001 — keep what is known for the next try
         report["errors"]["probe"] = traceback.format_exc()
         _save(args.outdir, report)

@@ -5,7 +5,7 @@ last. Split out of gpu_check.py (module size); it imports nothing the device mac
 
 from __future__ import annotations
 
-from rooflab.units import fmt_seconds, rate_unit, si
+from rooflab.units import fmt_fraction, fmt_pct, fmt_seconds, rate_unit, si
 
 # Targets for an H200 (issue 4; FACTS.md: copy ~4.3 TB/s, bf16 8192^3 769-798 TFLOP/s).
 H200_COPY_MIN = 4.2e12
@@ -115,11 +115,11 @@ def checks(profile, placed, wall_probe: float, mode: str, problems: list[str] | 
     budget = PROBE_BUDGET_S[mode]
     out.append((f"probe <= {budget:.0f} s", ("PASS" if wall_probe <= budget else "FAIL")
                 if cuda else "n/a", f"{wall_probe:.1f} s"))
-    over = [f"{r['kernel']} {r['percent_of_roof']:.0f} %" for r in placed
+    over = [f"{r['kernel']} {fmt_pct(r['percent_of_roof'])}" for r in placed
             if (r.get("percent_of_roof") or 0) > 100 * REFERENCE_ABOVE_ROOF]
+    within = f"{len(placed)} kernels <= {fmt_fraction(REFERENCE_ABOVE_ROOF)}"
     out.append(("reference kernels on or below the measured roof (best calls)",
-                ("FAIL" if over else "PASS") if cuda else "n/a",
-                ", ".join(over) or f"{len(placed)} kernels <= {REFERENCE_ABOVE_ROOF:.0%}"))
+                ("FAIL" if over else "PASS") if cuda else "n/a", ", ".join(over) or within))
     # Only the references that are the probe's own work (matmul, copy) should meet the roof.
     reverse = [(r["kernel"], r["roof_over_best"]) for r in placed if r.get("roof_over_best")
                and r["kernel"].startswith(("matmul_", "copy_"))]
@@ -127,7 +127,7 @@ def checks(profile, placed, wall_probe: float, mode: str, problems: list[str] | 
         high = [k for k, v in reverse if v > ROOF_ABOVE_REFERENCE]
         out.append(("roof / reference best call", "info",
                     ", ".join(f"{k} {v:.3g}" for k, v in reverse)
-                    + (f"; {', '.join(high)}: roof > {ROOF_ABOVE_REFERENCE:.0%} of the "
+                    + (f"; {', '.join(high)}: roof > {fmt_fraction(ROOF_ABOVE_REFERENCE)} of the "
                        f"reference's best (a boost transient or a mislabelled mode?)"
                        if high else "")))
     load = profile.extras.get("device_load")
@@ -325,7 +325,7 @@ def table(profile, placed, results, wall_total: float, stage_s: dict | None = No
                          and n.unit in (c.unit, None)), None) if c.is_compute
                    else nominal.find_memory(c.level))
         ratio = f"{c.value / ref.value:.2f}" if ref else "-"
-        spread = f"{c.spread:.1%}" if c.spread is not None else "-"
+        spread = fmt_fraction(c.spread, 1)   # '15.7 %' as `rooflab probe`'s table; None: '-'
         flag = " !" if c.warnings else ""
         nominal_text = si(ref.value, unit) if ref else "-"
         lines.append(f"{c.label:<16}{si(c.value, unit):>14}{nominal_text:>14}"

@@ -185,6 +185,8 @@ def validate(shape: dict, roof, *, batch: int = 1, prompt: int = 128, steps: int
 
 
 def main(argv: list[str] | None = None) -> int:
+    from rooflab.units import fmt_fraction  # '12 %', rooflab's SI style
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--simple", action="store_true", help="measure a simple roof here "
                     "instead of running the rooflab CPU probe")
@@ -208,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
               f"attention {v.flop_rooflab:.4g} (ratio {v.flop_rooflab / v.flop_torch:.4f})")
         print(f"  bytes per step {v.step_bytes / 1e6:.1f} MB; floor {v.floor_s * 1e3:.2f} ms; "
               f"measured TPOT median {v.tpot_s * 1e3:.2f} ms, best {v.best_s * 1e3:.2f} ms "
-              f"(spread {v.spread:.0%}, {len(v.tpot_samples)} steps)")
+              f"(spread {fmt_fraction(v.spread)}, {len(v.tpot_samples)} steps)")
         print(f"  measured / floor = {v.ratio:.2f} (median), {v.ratio_best:.2f} (best); "
               f"{v.percent_of_roof:.0f} % of the roof at the median; "
               f"{'below the roof' if v.ratio_best >= 1 else 'ABOVE THE ROOF (roof too low?)'}")

@@ -331,6 +331,8 @@ def probe(path: Path) -> Path:
 
 
 def report(v: Validation, shape: dict) -> list[str]:
+    from rooflab.units import fmt_fraction  # '12 %', rooflab's SI style
+
     g = 1e9
     lines = [f"model: Llama hidden {shape['hidden']}, {shape['layers']} layers, "
              f"{shape['heads']}/{shape['kv_heads']} heads, intermediate "
@@ -355,7 +357,7 @@ def report(v: Validation, shape: dict) -> list[str]:
               f"{'med/fl':>8}{'best/fl':>8}"]
     for p in ("step",) + PARTS:
         lines.append(f"{p:<10}{v.median(p) * 1e3:>9.1f}{min(v.samples[p]) * 1e3:>9.1f}"
-                     f"{v.spread(p):>8.0%}{v.floor[p] * 1e3:>9.1f}"
+                     f"{fmt_fraction(v.spread(p)):>8}{v.floor[p] * 1e3:>9.1f}"
                      f"{v.ratio(p, v.floor):>8.2f}{v.ratio(p, v.floor, best=True):>8.2f}")
     lines.append(f"measured step: {v.counted_flop / v.median('step') / 1e9:.0f} GFLOP/s "
                  f"(counted FLOP / median step)")

@@ -38,16 +38,16 @@ def test_overhead_bound_gain_uses_the_launch_floor():
     assert d.reachable_s == pytest.approx(5e-6)
     assert d.gain_s == pytest.approx(1e-6)
     assert d.headroom == pytest.approx(156.25)       # the point's height, unchanged
-    assert d.gain_words == ("1 us saved (17 % of the total) if it reached its roof "
+    assert d.gain_words == ("1 us saved (16.7 % of the total) if it reached its roof "
                             "(1.20x faster; the 5 us launch/dispatch floor stays)")
 
 
 def test_many_calls_gain():
     # 22 calls (seed 004's 22 layers) in 154 us: launch floor 110 us, 154 / 110 = 1.4x,
-    # 44 us saved (29 % of the total)
+    # 44 us saved (44 / 154 = 28.6 % of the total, one decimal as the table's cell)
     d = _diagnosis(seconds=154e-6, calls=22)
     assert d.reachable_s == pytest.approx(110e-6)
-    assert "44 us saved (29 % of the total)" in d.gain_words
+    assert "44 us saved (28.6 % of the total)" in d.gain_words
     assert "(1.40x faster; the 110 us launch/dispatch floor stays)" in d.gain_words
 
 
@@ -57,7 +57,7 @@ def test_work_bound_gain_keeps_the_work_floor():
                meta={"op": "decode"})
     (d,) = diagnose(analyze(lookup_roof("T4"), [k]))
     assert d.reachable_s == pytest.approx(6.875e-3)
-    assert d.gain_words == ("8.12 ms saved (54 % of the total) if it reached its roof "
+    assert d.gain_words == ("8.12 ms saved (54.2 % of the total) if it reached its roof "
                             "(2.18x faster)")
 
 
@@ -67,5 +67,5 @@ def test_report_prints_the_floored_gain(tmp_path, capsys, monkeypatch):
     path.write_text(json.dumps({"kernels": [RMS]}))
     assert main(["report", str(path), "--on", "T4"]) == 0
     out = capsys.readouterr().out
-    assert "gain: 1 us saved (17 % of the total) if it reached its roof (1.20x faster" in out
+    assert "gain: 1 us saved (16.7 % of the total) if it reached its roof (1.20x faster" in out
     assert "156" not in out.split("gain:")[1].splitlines()[0]

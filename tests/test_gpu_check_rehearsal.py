@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from gpu_check_script import load_gpu_check
+from gpu_check_script import load_gpu_check, tiny_cpu_sizes
 
 pytest.importorskip("torch")
 
@@ -22,6 +22,22 @@ SCRIPT = REPO / "benchmarks" / "gpu_check.py"
 
 def _load_script():
     return load_gpu_check("gpu_check_rehearsal")
+
+
+# The script as `python SCRIPT ARGS...` runs it, with two timing knobs at their least: one
+# call (not 5) to estimate a call's time before the timed ones, and the smallest cache flush
+# (8 MiB, not 2x the host's L3, overwritten before every timed call). Neither changes which
+# stages run, their sizes or what they check; under the interpreter each FMA launch is ~1 s.
+_FEWER_TIMED_CALLS = """
+import runpy, sys, time
+import rooflab.probe.gpu as gpu
+from rooflab.probe.gpu import timing
+timing.ESTIMATE_CALLS = 1
+gpu._make_timer = lambda torch, dev, host: timing.clock_timer(
+    time.perf_counter, flush=timing.torch_flush(torch, dev, 0))
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -44,9 +60,9 @@ def _interpreted_dry_run(request, tmp_path_factory):
            "TRITON_INTERPRET": "1"}
     # files, not pipes: nobody reads until its test runs, and a full pipe would stall it
     with open(where / "stdout", "w") as stdout, open(where / "stderr", "w") as stderr:
-        proc = subprocess.Popen([sys.executable, str(SCRIPT), str(out), "--device", "cpu",
-                                 "--quick", "--no-cli"], env=env, stdout=stdout, stderr=stderr,
-                                text=True, cwd=REPO)
+        proc = subprocess.Popen([sys.executable, "-c", _FEWER_TIMED_CALLS, str(SCRIPT), str(out),
+                                 "--device", "cpu", "--quick", "--no-cli"], env=env,
+                                stdout=stdout, stderr=stderr, text=True, cwd=REPO)
 
     class Started:
         @staticmethod
@@ -109,14 +125,7 @@ def test_a_skipped_rehearsal_prints_its_line_first_and_the_dry_run_goes_on(
                                                                         "why": why})
     # What is checked is the order of the lines and that the dry run finishes, not what it
     # measures: the probe runs at the tiny sizes of test_probe_gpu's interpreted probe.
-    from rooflab.probe.gpu import context as C
-    from rooflab.probe.timer import TimingPlan
-
-    plan = TimingPlan(warmup_s=0.0, budget_s=0.0, min_samples=2, max_samples=2)
-    monkeypatch.setitem(C.CPU_SIZES, "quick", C.Sizes(
-        stream_bytes=1 << 18, sweep_lo=8 << 10, sweep_hi_l2=0.05, sweep_step=1.4,
-        sweep_call_bytes=1 << 20, host_bytes=0, matmul_sizes=(64,), fma_iters=0,
-        launch_calls=5, plan=plan, sweep_plan=plan))
+    tiny_cpu_sizes(monkeypatch)
     assert gc.main([str(tmp_path), "--device", "cpu", "--quick", "--no-cli"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == why
@@ -128,7 +137,8 @@ def test_a_skipped_rehearsal_prints_its_line_first_and_the_dry_run_goes_on(
 
 
 def test_a_four_digit_spread_keeps_its_gap_from_the_ratio():
-    # r4 F3: a ratio "-" and a spread of "12700.0%" read as "-12700.0%".
+    # r4 F3: a ratio "-" and a spread of "12700.0%" read as "-12700.0%"; SI style since
+    # s32 (rooflab.units.fmt_fraction): "12700.0 %", 9 characters, the column's width
     from rooflab.hardware.profile import MachineProfile
     from rooflab.model.ceiling import Ceiling, Roof
 
@@ -142,9 +152,9 @@ def test_a_four_digit_spread_keeps_its_gap_from_the_ratio():
     lines = gc.table(p, [], [], 1.0).splitlines()
     header = lines[1]
     row = next(x for x in lines if x.startswith("fp32 vector"))
-    assert row.split()[4:8] == ["-", "-", "12700.0%", "test"]
+    assert row.split()[4:9] == ["-", "-", "12700.0", "%", "test"]
     # the spread ends where its header does
-    assert row.index("12700.0%") + len("12700.0%") == header.index("spread") + len("spread")
+    assert row.index("12700.0 %") + len("12700.0 %") == header.index("spread") + len("spread")
 
 
 def test_the_interpreted_dry_run_runs_the_triton_stages(_interpreted_dry_run):

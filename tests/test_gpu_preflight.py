@@ -18,7 +18,7 @@ import json
 import subprocess
 
 import pytest
-from gpu_check_script import load_gpu_check
+from gpu_check_script import load_gpu_check, tiny_cpu_sizes
 
 
 def _load_script():
@@ -72,6 +72,7 @@ def test_an_exhausted_budget_skips_the_cli_runs_and_still_prints_the_table(
         tmp_path, monkeypatch, capsys):
     pytest.importorskip("torch")
     gc = _load_script()
+    tiny_cpu_sizes(monkeypatch)     # what is checked is the skip and the table, not the probe
     monkeypatch.setattr(gc, "TOTAL_BUDGET_S", 0.0)
     ran = []
     monkeypatch.setattr(gc, "run_cli_probe", lambda *a, **k: ran.append(a) or {"rc": 0})
@@ -177,6 +178,7 @@ def test_loop_counts_do_not_multiply_triton_compiles():
 def test_a_failing_cold_cli_run_is_reported_but_not_an_error(tmp_path, monkeypatch, capsys):
     pytest.importorskip("torch")
     gc = _load_script()
+    tiny_cpu_sizes(monkeypatch)     # what is checked is the cold run's report, not the probe
 
     def fake_cli(device, out, timeout_s=0.0, triton_cache=None):
         if triton_cache:     # the cold run: a first run's compile failed

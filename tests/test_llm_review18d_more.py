@@ -68,24 +68,24 @@ def test_eager_hf_estimate_counts_41_kernels_a_layer():
 
 def test_gap_line_gives_the_fused_and_the_eager_share(capsys):
     # floor 6.51 ms, gap 8.49 ms (15 - 6.51); fused 311 x 5-10 us = 1.56-3.11 ms (18-37 %);
-    # eager 905 x 5-10 us = 4.53-9.05 ms, capped at the gap: 53 %-100 %
+    # eager 905 x 5-10 us = 4.53-9.05 ms, capped at the gap: 53-100 %
     assert main([*TINY_ARGS, "--tpot-ms", "15"]) == 0
     out = _flat(capsys.readouterr().out)
-    assert ("311 launches explain 1.56 ms-3.11 ms of it (18 %-37 %; CUDA graphs, fusion)"
+    assert ("311 launches explain 1.56 ms-3.11 ms of it (18-37 %; CUDA graphs, fusion)"
             in out)
     assert ("That is a fused implementation's count (14 per layer); eager HF generate "
             "launches about 41 per layer (an estimate from HF's LlamaDecoderLayer), 905 per "
-            "step, which would explain 4.53 ms-8.49 ms (53 %-100 %); give the measured run's "
+            "step, which would explain 4.53 ms-8.49 ms (53-100 %); give the measured run's "
             "kernels per step as --launches N") in out
 
 
 def test_launches_option_splits_the_gap_by_the_measured_count(capsys):
-    # 600 kernels x 5-10 us = 3.00-6.00 ms of the 8.49 ms gap (35 %-71 %); the rest
+    # 600 kernels x 5-10 us = 3.00-6.00 ms of the 8.49 ms gap (35-71 %); the rest
     # 8.49 - 6.00 = 2.49 ms to 8.49 - 3.00 = 5.49 ms
     assert main([*TINY_ARGS, "--tpot-ms", "15", "--launches", "600"]) == 0
     out = _flat(capsys.readouterr().out)
     assert ("gap above the floor 8.49 ms: 600 launches (--launches) explain 3 ms-6 ms of it "
-            "(35 %-71 %; CUDA graphs, fusion); the rest, 2.49 ms-5.49 ms") in out
+            "(35-71 %; CUDA graphs, fusion); the rest, 2.49 ms-5.49 ms") in out
     assert "eager HF generate" not in out
     assert main([*TINY_ARGS, "--tpot-ms", "15", "--launches", "600", "--json"]) == 0
     m = json.loads(capsys.readouterr().out)["llm"]["measured"]

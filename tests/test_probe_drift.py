@@ -195,12 +195,24 @@ class SlowingDeviceClock:
 
 def _gpu_profile(monkeypatch, slope: float):
     torch = pytest.importorskip("torch")
+    from dataclasses import replace
+
     import rooflab.probe.gpu as gpu
+    from rooflab.probe.gpu import compute
+    from rooflab.probe.gpu import context as C
     from rooflab.probe.gpu.timing import clock_timer
 
     clock = SlowingDeviceClock(slope)
     monkeypatch.setattr(gpu, "_make_timer",
                         lambda torch, dev, host: clock_timer(clock, sync=clock.sync))
+    # The quick plan (30 timed calls) and matmul size (96) as they are; the cache sweep and
+    # launch loop at their smallest and no fp8 matmul (torch's CPU _scaled_mm took ~0.3 s a
+    # call, half of the ~13 CPU-s each probe cost): the fake clock sets every sample anyway.
+    monkeypatch.setitem(C.CPU_SIZES, "quick", replace(
+        C.CPU_SIZES["quick"], sweep_lo=8 << 10, sweep_hi_l2=0.05, sweep_step=1.4,
+        sweep_call_bytes=1 << 20, launch_calls=5))
+    monkeypatch.setattr(compute, "MATMUL_PRECISIONS",
+                        tuple(p for p in compute.MATMUL_PRECISIONS if p != "fp8"))
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:

@@ -57,7 +57,7 @@ def test_gain_share_is_of_the_kernels_own_file():
     assert [d.priority for d in ds] == [pytest.approx(0.75), pytest.approx(0.5)]
     assert all(d.per_file for d in ds)
     assert "gain at roof 30 ms (75.0 % of its own file)" in diagnosis_text(ds[0])
-    assert "30 ms saved (75 % of its own file)" in ds[0].gain_words
+    assert "30 ms saved (75.0 % of its own file)" in ds[0].gain_words
     assert diagnosis_to_dict(ds[0])["priority_of"] == "file"
 
 

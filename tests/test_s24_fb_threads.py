@@ -194,16 +194,37 @@ def test_real_threads_above_a_taskset_mask_names_the_mask(tmp_path):
     assert not out.exists()
 
 
+# `python -m rooflab` with the quick mode's plans and sizes at their smallest.
+_TINY_QUICK_CLI = """
+import sys
+from dataclasses import replace
+from rooflab.probe.cpu import modes
+from rooflab.probe.timer import TimingPlan
+plan = TimingPlan(warmup_s=0.001, sample_s=0.001, budget_s=0.003, min_samples=2,
+                  max_samples=3)
+modes.MODES["quick"] = replace(modes.MODES["quick"], plan=plan, peak_plan=plan,
+                               sweep_step=8.0, llc_multiple=1, gemm_sizes=(64,),
+                               intensity_ks=(1, 16))
+from rooflab.cli.main import main
+sys.exit(main())
+"""
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
                     reason="needs two CPUs or more")
 def test_real_probe_under_numba_num_threads_1_runs_one_thread(tmp_path):
     # was: exit 2, "error: --threads 2 is more than the 1 threads numba can run here" for a
-    # --threads never given (~40 s on the loaded 2-vCPU VM)
+    # --threads never given
     import json
 
     out = tmp_path / "n1.json"
-    r = _rooflab(["probe", "--quick", "-o", str(out)], {"NUMBA_NUM_THREADS": "1"}, 600)
+    # The real CLI in a fresh process (numba sizes its pool from the variable at import),
+    # with the quick mode cut to a few samples at the smallest sizes: what is checked is the
+    # thread count the probe chose and its note, not what it measures (was ~38 CPU-s).
+    r = subprocess.run([sys.executable, "-c", _TINY_QUICK_CLI, "probe", "--quick", "-o",
+                        str(out)], capture_output=True, text=True, timeout=600,
+                       env={**os.environ, "NUMBA_NUM_THREADS": "1"})
     assert r.returncode == 0, r.stderr
     doc = json.loads(out.read_text())
     assert doc["host"]["threads_used"] == 1

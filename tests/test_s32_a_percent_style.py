@@ -73,12 +73,12 @@ def test_reference_kernel_table_percent_of_roof_cells():
 def test_report_position_gain_and_advice_lines(monkeypatch):
     """Seed 004's decode b=1 on the measured T4 (examples/seeds): 147 GFLOP/s at AI 1 under
     270 GB/s = 54 % of the roof; at the roof it takes 8.15 ms instead of 15 ms, 6.85 ms of
-    the 19.2 ms of the three kernels (15 + 2.75 + 1.48) = 36 %; the advice assumes 80 % of
-    the roof (advice_core.TARGET_EFFICIENCY, seed 000 §6.4)."""
+    the 19.2 ms of the three kernels (15 + 2.75 + 1.48) = 35.6 % (as the table's cell);
+    the advice assumes 80 % of the roof (advice_core.TARGET_EFFICIENCY, seed 000 §6.4)."""
     r = _run(monkeypatch, "report", PTS, "--on", T4P)
     assert "achieved 147 GFLOP/s = 54 % of roof; moves 147 GB/s = 54 % of DRAM bandwidth" \
         in r.stdout
-    assert "gain: 6.85 ms saved (36 % of the total)" in r.stdout
+    assert "gain: 6.85 ms saved (35.6 % of the total)" in r.stdout
     advice = [x for x in r.stdout.splitlines() if x.lstrip().startswith("->")]
     assert any("coalesce accesses" in x and "reach 80 % of the roof" in x for x in advice)
     assert not _bare(r.stdout + r.stderr)        # the old text had 9 such, '54%' first
@@ -119,10 +119,10 @@ def test_train_table_share_column(monkeypatch):
 
 def test_llm_gap_line_range(monkeypatch):
     """Seed 004: 15 ms measured TPOT, 6.51 ms floor, gap 8.49 ms; 311 launches x 5-10 us =
-    1.56-3.11 ms of it, 18.3 % to 36.6 %: '(18 %-37 %; ...' (was '(18%-37%')."""
+    1.56-3.11 ms of it, 18.3 % to 36.6 %: '(18-37 %; ...' (was '(18%-37%')."""
     r = _run(monkeypatch, "llm", "tinyllama-1.1b", "--on", "T4", "--context", "500",
              "--phase", "decode", "--tpot-ms", "15")
-    assert "explain 1.56 ms-3.11 ms of it (18 %-37 %; CUDA graphs, fusion)" in r.stdout
+    assert "explain 1.56 ms-3.11 ms of it (18-37 %; CUDA graphs, fusion)" in r.stdout
     assert not _bare(r.stdout + r.stderr)
 
 

@@ -285,4 +285,4 @@ def test_inline_commands_the_page_quotes(capsys):
     code, out, _ = run(capsys, "llm", "tinyllama-1.1b", "--on", "t4p.json", "--context", "500",
                        "--phase", "decode", "--tpot-ms", "15", "--launches", "880")
     assert code == 0
-    assert "880 launches (--launches) explain 4.4 ms-7.28 ms of it (60 %-100 %" in out
+    assert "880 launches (--launches) explain 4.4 ms-7.28 ms of it (60-100 %" in out

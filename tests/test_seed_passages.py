@@ -184,7 +184,7 @@ def test_tpot_gap_split_into_launches_and_rest(capsys):
     assert main(args) == 0
     out = capsys.readouterr().out
     assert ("gap above the floor 8.49 ms: 311 launches explain 1.56 ms-3.11 ms of it "
-            "(18 %-37 %") in out
+            "(18-37 %") in out
     assert "the rest, 5.38 ms-6.93 ms" in out
     assert main([*args, "--json"]) == 0
     m = json.loads(capsys.readouterr().out)["llm"]["measured"]

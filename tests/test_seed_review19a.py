@@ -364,7 +364,7 @@ def test_seeds_page_has_the_eager_launch_estimate():
     page = " ".join((Path(__file__).resolve().parents[1] / "docs" / "seeds.md")
                     .read_text(encoding="utf-8").split())
     # 41 x 22 + 3 = 905 launches; 905 x 5 us = 4.53 ms = 53 % of the 8.49 ms gap
-    assert "905 per step, which would explain 4.53 ms-8.49 ms (53 %-100 %)" in page
+    assert "905 per step, which would explain 4.53 ms-8.49 ms (53-100 %)" in page
     assert "--launches 880" in page and "So launches explain 18-37 % of the gap" not in page
 
 

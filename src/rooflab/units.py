@@ -10,7 +10,7 @@ import math
 import re
 
 from .errors import InputError
-from .sides import figures, pct_text, times_text  # standard library only: no cycle
+from .sides import figures, pct_text, share_text, times_text  # standard library only: no cycle
 
 # Bytes per element. int4 and fp4 pack two elements per byte; int2/int3/int6 are the
 # weight-only widths of GPTQ/EXL2/llama.cpp-style group quantization (bits / 8 B, packed)
@@ -255,6 +255,30 @@ def fmt_fraction(fraction: float | None, decimals: int = 0) -> str:
     if fraction is None or (isinstance(fraction, float) and math.isnan(fraction)):
         return "-"
     return f"{100 * fraction:.{decimals}f} %"
+
+
+def fmt_pct_range(lo: float, hi: float) -> str:
+    """A range of percents, the sign written once after the upper end: (18.4, 36.7) ->
+    '18-37 %' (each end as fmt_pct rounds it), not '18 %-37 %'; the one style for every
+    printed percent range, as the datasheet bands ('70-90 %'). One percent when both ends
+    print alike ('100 %'). An end with a sign or an exponent ('<0.001 %', '-5 %',
+    '1.49e+06 %') would read as part of the dash: the range is then 'a % to b %'."""
+    a, b = fmt_pct(lo), fmt_pct(hi)
+    if a == b:
+        return a
+    ends = (a.removesuffix(" %"), b.removesuffix(" %"))
+    if all(re.fullmatch(r"\d+(\.\d+)?", x) for x in ends):
+        return f"{ends[0]}-{ends[1]} %"
+    return f"{a} to {b}"
+
+
+def fmt_share(fraction: float | None) -> str:
+    """A share of a total (0.356 of the time) as every page prints it: one decimal, '35.6 %'
+    (sides.share_text: two figures under 1 %, '0.0035 %', not the '0.0 %' of none). The
+    report table's 'gain at roof / total' cell and the gain line under it ('6.85 ms saved
+    (35.6 % of the total)') both print this, so one number has one rounding; a percent of
+    roof is fmt_pct's (whole percents: it is read against the class lines). None: '-'."""
+    return "-" if fraction is None else share_text(100 * fraction, space=True)
 
 
 def fmt_bytes_binary(nbytes: float, digits: int = 3) -> str:

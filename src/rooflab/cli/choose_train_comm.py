@@ -6,7 +6,8 @@ windows), so each row's work floor is the step floor `rooflab train --on DEVICE`
 
 s30: a catalog roof has no link ceiling, so the row's 23.6 GB were judged against DRAM
 (7.04 ms on an H100 for its 52.4 ms of NVLink, 26.3 ms of it exposed): H100 211 ms where
-train says 230 ms."""
+train says 230 ms. A `--dp M --tp N` file's --dp row runs on the ring of all M x N devices
+(past a node, its 1/N share of the node's network), as train times it (train_ring)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ class DeviceComm:
 
     link: Link
     exposure: Exposure
+    row: str = ""      # the communication row's name (comm.allreduce, comm.tp)
 
 
 def split_comm(kernels: Sequence[Kernel]) -> tuple[list[Kernel], list[Kernel]]:
@@ -35,10 +37,10 @@ def split_comm(kernels: Sequence[Kernel]) -> tuple[list[Kernel], list[Kernel]]:
     return ([k for k in kernels if not is_comm(k)], [k for k in kernels if is_comm(k)])
 
 
-def candidate_link(name: str, roof, n: int) -> Link | None:
+def candidate_link(name: str, roof, n: int, tp: int = 1) -> Link | None:
     """The link a candidate runs the --dp ring on: a catalog device's as `rooflab train
-    --on NAME --dp N` picks it, else the roof's own link ceiling (a profile that measured
-    one); None where it has neither."""
+    --on NAME --dp N --tp M` picks it (train_dp_words.train_ring), else the roof's own
+    link ceiling (a profile that measured one); None where it has neither."""
     from ..errors import RooflabError
     from ..hardware.catalog import lookup
     from ..model.comm_link import link_from_roof
@@ -51,7 +53,7 @@ def candidate_link(name: str, roof, n: int) -> Link | None:
             return link_from_roof(roof)
         except RooflabError:
             return None
-    return device_link(name, n)
+    return device_link(name, n, tp)
 
 
 def device_comms(comm: Sequence[Kernel], work: Sequence[Kernel], first, cands
@@ -59,14 +61,15 @@ def device_comms(comm: Sequence[Kernel], work: Sequence[Kernel], first, cands
     """{candidate name: each communication row on its link}, from a first ranking of the
     work (`first`: its per-kernel work floors give the windows); a candidate without a
     link is left out (ranked without the communication, said under the table)."""
-    from .whatif_train import comm_devices
+    from .whatif_train import file_tp, row_devices
 
-    n = comm_devices(comm) or 2
+    tp = file_tp(comm)
     roofs = {name: roof for name, roof, _ in cands}
     out: dict[str, tuple[DeviceComm, ...]] = {}
     for c in first:
-        # each row on the ring of its own devices (a --tp row's group, a --dp row's ring)
-        links = [candidate_link(c.name, roofs.get(c.name, c.roof), _devices(k, n))
+        # each row on the ring of its own devices (a --tp row's group, a --dp row's ring
+        # on its share of the node's network under the file's --tp, as train times it)
+        links = [candidate_link(c.name, roofs.get(c.name, c.roof), *row_devices(k, tp))
                  for k in comm]
         if any(link is None for link in links):
             continue
@@ -74,7 +77,8 @@ def device_comms(comm: Sequence[Kernel], work: Sequence[Kernel], first, cands
         windows = part_windows((k, floors.get(k.name)) for k in work)
         out[c.name] = tuple(
             DeviceComm(link, exposure(k, sum(k.bytes.values()) / link.bus_bytes_per_s,
-                                      windows)) for k, link in zip(comm, links, strict=True))
+                                      windows), k.name)
+            for k, link in zip(comm, links, strict=True))
     return out
 
 
@@ -95,6 +99,23 @@ def _group_words(comm: Sequence[Kernel], n: int) -> str:
     return " ".join(words)
 
 
+def _row_words(ds: Sequence[DeviceComm]) -> str:
+    """'22.6 ms on NVLink 450 GB/s' for one link; each row's own time, link and exposed
+    part where a --dp --tp file's rows run on two (the ring past the node, the group in
+    it), so the --dp row reads as train's `communication` line."""
+    from ..units import fmt_seconds, si
+
+    def on(d: DeviceComm) -> str:
+        return f"{d.link.level} {si(d.link.bus_bytes_per_s, 'B/s')}"
+
+    whole = fmt_seconds(sum(d.exposure.comm_s for d in ds))
+    if len({on(d) for d in ds}) < 2:
+        return f"{whole} on {on(ds[0])}"
+    return whole + " (" + "; ".join(
+        f"{d.row} {fmt_seconds(d.exposure.comm_s)} on {on(d)}, "
+        f"{fmt_seconds(d.exposure.exposed_s)} exposed" for d in ds) + ")"
+
+
 def exposed_times(comms: Mapping[str, tuple[DeviceComm, ...]]) -> dict[str, float]:
     """{candidate: seconds the step waits for its communication}: what rank() adds."""
     return {name: sum(d.exposure.exposed_s for d in ds) for name, ds in comms.items()}
@@ -108,12 +129,18 @@ def comm_fields(comms: Mapping[str, tuple[DeviceComm, ...]], choice) -> dict:
     if not ds:
         return {"dp_link": None, "dp_comm_s": None, "dp_exposed_s": None,
                 "dp_step_floor_s": None}
-    lk = ds[0].link
-    return {"dp_link": {"level": lk.level, "bus_bytes_per_s": lk.bus_bytes_per_s,
-                        "source": lk.source},
-            "dp_comm_s": sum(d.exposure.comm_s for d in ds),
-            "dp_exposed_s": sum(d.exposure.exposed_s for d in ds),
-            "dp_step_floor_s": choice.floor_s}
+    out = {"dp_link": _link_dict(ds[0].link),
+           "dp_comm_s": sum(d.exposure.comm_s for d in ds),
+           "dp_exposed_s": sum(d.exposure.exposed_s for d in ds),
+           "dp_step_floor_s": choice.floor_s}
+    if len(ds) > 1:   # a --dp --tp file: each row on its own link
+        out["comm_rows"] = [{"name": d.row, "link": _link_dict(d.link), "comm_s": d.exposure.comm_s,
+                             "exposed_s": d.exposure.exposed_s} for d in ds]
+    return out
+
+
+def _link_dict(lk: Link) -> dict:
+    return {"level": lk.level, "bus_bytes_per_s": lk.bus_bytes_per_s, "source": lk.source}
 
 
 def comm_lines(comm: Sequence[Kernel], comms: Mapping[str, tuple[DeviceComm, ...]],
@@ -136,10 +163,7 @@ def comm_lines(comm: Sequence[Kernel], comms: Mapping[str, tuple[DeviceComm, ...
         if not ds:
             none.append(c.name)
             continue
-        whole = sum(d.exposure.comm_s for d in ds)
-        lk = ds[0].link
-        out.append(f"  {c.name}: {fmt_seconds(whole)} on {lk.level} "
-                   f"{si(lk.bus_bytes_per_s, 'B/s')}, {fmt_seconds(c.link_s)} exposed: step "
+        out.append(f"  {c.name}: {_row_words(ds)}, {fmt_seconds(c.link_s)} exposed: step "
                    f"floor {fmt_seconds(c.seconds)} compute + {fmt_seconds(c.link_s)} = "
                    f"{fmt_seconds(c.floor_s)} (as train prints it), "
                    f"{fmt_seconds(c.ranked_s)} with launches")

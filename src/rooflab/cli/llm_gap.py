@@ -4,15 +4,14 @@ which prints it)."""
 
 from __future__ import annotations
 
-from ..units import fmt_pct, fmt_seconds
+from ..units import fmt_pct_range, fmt_seconds
 from .llm_words import span
 
 
 def shares(lo: float, hi: float, whole: float) -> str:
-    """'0.15 %-0.3 %': a range as shares of `whole` (units.fmt_pct: a 0.15 % share is not
-    '0 %', review s28 R2 F4), one share when both ends print alike."""
-    a, b = fmt_pct(100 * lo / whole), fmt_pct(100 * hi / whole)
-    return a if a == b else f"{a}-{b}"
+    """'18-37 %', '0.15-0.3 %': a range as shares of `whole` (units.fmt_pct_range: a 0.15 %
+    share is not '0 %', review s28 R2 F4), one share when both ends print alike."""
+    return fmt_pct_range(100 * lo / whole, 100 * hi / whole)
 
 
 def gap_line(gap_s: float, d, launches: int | None = None, no_eager: str = "") -> str:

@@ -303,13 +303,9 @@ def _on_ring(r, on: str, link_bw: str | None, link: dict | None, overlap: bool):
     if r.setup.dp < 2:
         return r, None
     from ..workloads.llm.train_dp import with_dp
-    from .train_dp_words import dp_ring
+    from .train_dp_words import train_ring
 
-    ring = dp_ring(on, r.setup.dp * r.setup.tp, link_bw, **(link or {}))
-    if r.setup.tp > 1:
-        from .train_tp_words import shared_network
-
-        ring = shared_network(ring, r.setup.tp)
+    ring = train_ring(on, r.setup.dp, r.setup.tp, link_bw, **(link or {}))
     return with_dp(r, ring.link, overlap), ring
 
 

@@ -88,9 +88,22 @@ def dp_ring(on: str, n: int, link_bw: str | None, link_from: str | None = None,
                   net.kind, net.per_node, tuple(notes))
 
 
-def dp_link(on: str, n: int, link_bw: str | None) -> Link:
-    """The ring link alone (dp_ring), for a file's device in `whatif` and `choose`."""
-    return dp_ring(on, n, link_bw).link
+def train_ring(on: str, dp: int, tp: int, link_bw: str | None, link_from: str | None = None,
+               hop_s: float = 0.0) -> DpRing:
+    """The link `rooflab train --dp N --tp M` runs each data-parallel ring on: chosen for
+    all N x M devices (a ring leaves the node once they do), under M > 1 each ring on 1/M
+    of the node's network (train_tp_words.shared_network); dp_ring's for M = 1."""
+    ring = dp_ring(on, dp * tp, link_bw, link_from, hop_s)
+    if tp > 1:
+        from .train_tp_words import shared_network
+
+        ring = shared_network(ring, tp)
+    return ring
+
+
+def dp_link(on: str, n: int, link_bw: str | None, tp: int = 1) -> Link:
+    """The ring link alone (train_ring), for a file's device in `whatif` and `choose`."""
+    return train_ring(on, n, tp, link_bw).link
 
 
 def dp_lines(r) -> list[str]:

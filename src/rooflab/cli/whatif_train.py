@@ -28,10 +28,29 @@ def comm_devices(kernels: Sequence[Kernel]) -> int | None:
     return None
 
 
-def device_link(spec: str, n: int) -> Link | None:
-    """The ring link `rooflab train --on SPEC --dp N` runs its collectives on (the catalog
-    device's, past one node the network, or a profile's link ceiling); None where there is
-    none (a profile without a link ceiling, a device without an interconnect)."""
+def file_tp(kernels: Sequence[Kernel]) -> int:
+    """The tensor-parallel degree of a train file (its --tp row's meta tensor_parallel), 1
+    where it has none."""
+    for k in kernels:
+        tp = k.meta.get("tensor_parallel") if is_comm(k) else None
+        if isinstance(tp, int) and not isinstance(tp, bool) and tp > 1:
+            return tp
+    return 1
+
+
+def row_devices(k: Kernel, tp: int) -> tuple[int, int]:
+    """(ring devices, tp) a communication row is timed with: a --tp row's group alone, a
+    --dp row's ring of meta devices under the file's --tp (train_dp_words.train_ring)."""
+    n = k.meta.get("devices")
+    n = int(n) if isinstance(n, (int, float)) and n >= 2 else 2
+    return (n, 1) if k.meta.get("tensor_parallel") else (n, tp)
+
+
+def device_link(spec: str, n: int, tp: int = 1) -> Link | None:
+    """The ring link `rooflab train --on SPEC --dp N [--tp M]` runs its collectives on (the
+    catalog device's, past one node the network, shared by the node's M rings; or a
+    profile's link ceiling); None where there is none (a profile without a link ceiling,
+    a device without an interconnect)."""
     from ..hardware.resolve import split_threads
     from ..ingest.profile_checks import split_boost
     from .train_dp_words import dp_link
@@ -40,7 +59,7 @@ def device_link(spec: str, n: int) -> Link | None:
     if split_threads(spec) is not None:
         return None
     try:
-        return dp_link(spec, n, None)
+        return dp_link(spec, n, None, tp)
     except RooflabError:
         return None
 
@@ -53,38 +72,64 @@ def relevel(k: Kernel, level: str) -> Kernel:
     return k.with_(bytes={level: sum(k.bytes.values())})
 
 
-def for_whatif(inputs, on: str | None):
-    """whatif's inputs with a train file's communication row on the --on device's link
-    where the judging roof has none for it (a catalog name: the link train picks for it);
-    without --on the file's own roof holds the link train wrote. Other inputs: as given."""
-    n = comm_devices(inputs.kernels)
-    if n is None or on is None:
-        return inputs
-    level = next((lv for k in inputs.kernels if is_comm(k) for lv in k.bytes), None)
-    if level is None or inputs.roof.find_memory(level) is not None:
-        return inputs
-    link = device_link(on, n)
-    if link is None:
-        return inputs   # the row has no ceiling: whatif says so, and gives no total
+def row_links(kernels: Sequence[Kernel], spec: str, roof=None) -> dict[int, Link]:
+    """{id(row): the link `rooflab train --on SPEC` times it on} for each communication
+    row whose level `roof` lacks (every row without a roof); a row without a link is left
+    out. Two links on one level at different bandwidths (a --dp ring past the node and a
+    --tp group's, or two meshes' counts): the --dp row's level is named apart."""
+    tp, out = file_tp(kernels), {}
+    for k in kernels:
+        if not is_comm(k) or (roof is not None and all(roof.find_memory(lv) is not None
+                                                      for lv in k.bytes)):
+            continue
+        link = device_link(spec, *row_devices(k, tp))
+        if link is None:
+            continue
+        clash = [lk for lk in out.values() if lk.level == link.level and lk != link]
+        if clash:
+            link = replace(link, level=f"{link.level} (--dp ring)")
+        out[id(k)] = link
+    return out
+
+
+def with_links(roofs: tuple, kernels: Sequence[Kernel], links: dict[int, Link]):
+    """(the roofs with each row's link as a ceiling, the kernels with each row's bytes on
+    its link's level), as train writes them into its own file."""
     from ..workloads.llm.train_dp import link_roof
 
-    # the link as a ceiling of every --on roof (the judging one, and the basis --hardware
-    # takes efficiencies against), as train writes it into its own file's roof
-    roofs = tuple(link_roof(r, link) for r in inputs.roofs)
-    return replace(inputs, roofs=roofs,
-                   kernels=tuple(relevel(k, link.level) for k in inputs.kernels))
+    for link in {(lk.level, lk.bus_bytes_per_s): lk for lk in links.values()}.values():
+        roofs = tuple(link_roof(r, link) for r in roofs)
+    return roofs, tuple(relevel(k, links[id(k)].level) if id(k) in links else k
+                        for k in kernels)
+
+
+def for_whatif(inputs, on: str | None):
+    """whatif's inputs with a train file's communication rows on the --on device's links
+    where the judging roof has none for them (a catalog name: the links train picks for
+    it, the --dp ring's under the file's --tp); without --on the file's own roof holds the
+    links train wrote. Other inputs: as given."""
+    if comm_devices(inputs.kernels) is None or on is None:
+        return inputs
+    links = row_links(inputs.kernels, on, inputs.roof)
+    if not links:
+        return inputs   # no row lacks a ceiling, or none has a link: whatif says so
+    # the links as ceilings of every --on roof (the judging one, and the basis --hardware
+    # takes efficiencies against), as train writes them into its own file's roof
+    roofs, kernels = with_links(inputs.roofs, inputs.kernels, links)
+    return replace(inputs, roofs=roofs, kernels=kernels)
 
 
 def hardware_change(kernels: Sequence[Kernel], targets: tuple, hardware: str):
-    """--hardware on a train file: (target roofs with the device's link, the change that
-    moves the communication row onto it); (targets, None) for other kernels."""
-    n = comm_devices(kernels)
-    link = device_link(hardware, n) if n is not None else None
-    if link is None:
+    """--hardware on a train file: (target roofs with the device's links, the change that
+    moves each communication row onto its link); (targets, None) for other kernels."""
+    if comm_devices(kernels) is None:
         return targets, None
-    from ..workloads.llm.train_dp import link_roof
-
-    return tuple(link_roof(t, link) for t in targets), lambda k: relevel(k, link.level)
+    links = row_links(kernels, hardware)
+    if not links:
+        return targets, None
+    by_name = {k.name: links[id(k)] for k in kernels if id(k) in links}
+    targets = with_links(targets, (), links)[0]
+    return targets, lambda k: relevel(k, by_name[k.name].level) if k.name in by_name else k
 
 
 def comm_label(name: str, pair) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..units import fmt_ai, fmt_times
+from ..units import fmt_ai, fmt_pct_range, fmt_times
 from .ceiling import Roof
 from .kernel import Kernel
 
@@ -81,4 +81,4 @@ def ridge_words(roof: Roof) -> str:
 
 def band_words(band: tuple[float, float]) -> str:
     """A band of fractions as the notes print it: (0.70, 0.90) -> '70-90 %'."""
-    return f"{band[0] * 100:.0f}-{band[1] * 100:.0f} %"
+    return fmt_pct_range(band[0] * 100, band[1] * 100)

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..sides import factor_text, pct_text
-from ..units import fmt_fraction, fmt_seconds
+from ..sides import factor_text
+from ..units import fmt_fraction, fmt_seconds, fmt_share
 from .above_roof_words import above_nominal, nominal_binding
 from .advice import advise
 from .advice_calls import CallCost, calls_evidence, many_calls, reachable_s
@@ -152,7 +152,8 @@ class Diagnosis:
             return (f"none: it runs at its {kept}" if launch else
                     f"none: it runs at its roof ({fmt_seconds(reach)}; up to "
                     f"{fmt_fraction(ABOVE_TOLERANCE)} above it is within the tolerance)")
-        return (f"{fmt_seconds(self.gain_s)} saved ({pct_text(self.priority * 100)} of "
+        # the share the report table's 'gain at roof / total' cell prints (one rounding)
+        return (f"{fmt_seconds(self.gain_s)} saved ({fmt_share(self.priority)} of "
                 f"{'its own file' if self.per_file else 'the total'}) if it "
                 # 3 figures as the headroom's distance prints it: '4.41x', not '4.4x' beside it
                 f"reached its roof ({factor_text(speedup)} faster"

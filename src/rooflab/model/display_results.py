@@ -15,15 +15,11 @@ import re
 from collections.abc import Sequence
 
 from ..sides import pct_text, times_text
-from ..units import fmt_ai, fmt_fraction, fmt_rate, fmt_seconds, fmt_times, si
+from ..units import fmt_ai, fmt_fraction, fmt_rate, fmt_seconds, fmt_share, fmt_times, si
 from .display import TOP_POINTS, bandwidth_part
 
 # advice listed after the best one: the CLI's table shows one, its detail below it more
 ADVICE_SHOWN = 1
-
-
-def _share(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.1f} %"
 
 
 def _headroom(d) -> str:
@@ -58,9 +54,9 @@ def diagnosis_text(d) -> str:
              f"{_roof_part(p)}"]
     if p.seconds is not None:
         gain = (f"; gain: {d.gain_words}" if d.gain_s is None else   # held to a fallback
-                f"; gain at roof {fmt_seconds(d.gain_s)} ({_share(d.priority)} of "
+                f"; gain at roof {fmt_seconds(d.gain_s)} ({fmt_share(d.priority)} of "
                 f"{'its own file' if getattr(d, 'per_file', False) else 'the total'})")
-        lines.append(f"  time {fmt_seconds(p.seconds)} ({_share(d.time_share)} of the "
+        lines.append(f"  time {fmt_seconds(p.seconds)} ({fmt_share(d.time_share)} of the "
                      f"total), headroom {_headroom(d)}{gain}")
     else:
         lines.append(f"  gain: {d.gain_words}")

@@ -9,6 +9,7 @@ judged against; any other kernel's class is relative to the best here, and says 
 from __future__ import annotations
 
 from ..ingest.profile_envelope import ENVELOPE_SOURCE
+from ..json_stream import Streamed
 from ..model.analysis import Analysis
 from ..model.ceiling import Roof
 from ..model.placement import Point
@@ -68,33 +69,39 @@ def envelope_json(doc: dict) -> dict:
     off the envelope (the document's roof source says which)."""
     if (doc.get("roof") or {}).get("source") != ENVELOPE_SOURCE:
         return doc
-    return {**doc, "analysis": envelope_points(doc.get("analysis", ()))}
+    points = doc.get("analysis", ())
+    if isinstance(points, Streamed):   # analysis_to_dict(streamed=True): worded as written
+        return {**doc, "analysis": Streamed(lambda: map(envelope_point, points))}
+    return {**doc, "analysis": envelope_points(points)}
 
 
 def envelope_points(dicts) -> list[dict]:
     """Point documents (schema.points_to_dicts) of points on the envelope roof, worded as
     envelope_json says."""
-    out = []
-    for d in dicts:
-        percent = d.get("percent_of_roof")
-        if percent is None:   # no FLOP: of the bandwidth ceiling (_percent_of_envelope)
-            percent = d.get("percent_of_bandwidth")
-        said = _on_envelope_words(d.get("bound") or "", percent)
-        if said == NO_ROOF:
-            d = {**d, "bound": NO_ROOF_JSON}
-        elif said.endswith(f"({RELATIVE})"):
-            d = {**d, "relative": True}
-        out.append(d)
-    return out
+    return [envelope_point(d) for d in dicts]
 
 
-def analysis_json(analysis: Analysis) -> dict:
+def envelope_point(d: dict) -> dict:
+    """One point document on the envelope roof, worded as envelope_json says."""
+    percent = d.get("percent_of_roof")
+    if percent is None:   # no FLOP: of the bandwidth ceiling (_percent_of_envelope)
+        percent = d.get("percent_of_bandwidth")
+    said = _on_envelope_words(d.get("bound") or "", percent)
+    if said == NO_ROOF:
+        return {**d, "bound": NO_ROOF_JSON}
+    if said.endswith(f"({RELATIVE})"):
+        return {**d, "relative": True}
+    return d
+
+
+def analysis_json(analysis: Analysis, streamed: bool = False) -> dict:
     """The analysis document of every verb that writes one (schema.analysis_to_dict), its
     bounds worded on the envelope roof as the tables word them (envelope_json): report
-    and plot --json said "compute" where their own tables said "no roof (give --on)"."""
+    and plot --json said "compute" where their own tables said "no roof (give --on)".
+    streamed: its kernels and points as Streamed arrays (analysis_to_dict's)."""
     from ..model.schema import analysis_to_dict
 
-    return envelope_json(analysis_to_dict(analysis))
+    return envelope_json(analysis_to_dict(analysis, streamed=streamed))
 
 
 def level_words(full: Analysis) -> dict[tuple[int, str], str]:

@@ -19,8 +19,8 @@ from ..model.diagnose import FLAG_HEADROOM, Diagnosis, diagnose
 from ..model.diagnose_distances import factor_words
 from ..model.machine import Machine, machine_of
 from ..model.placement import LATENCY_FRACTION
-from ..sides import ai_apart, keep_side, share_text, times_text
-from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, fmt_times, si
+from ..sides import ai_apart, keep_side, times_text
+from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, fmt_share, fmt_times, si
 from ..units import fmt_bytes_binary as _binary  # cache sizes as datasheets give them
 
 # The read-with-care lines and the probe's shortened load note live in read_with_care.py.
@@ -129,11 +129,6 @@ def _pct(x: float | None) -> str:
     return fmt_pct(x, space=True)
 
 
-def _share(x: float | None) -> str:
-    # a 40 us gain is '0.0035 %', not the '0.0 %' of no gain (review s28 R2 F10)
-    return "-" if x is None else share_text(100 * x, space=True)
-
-
 def headroom_cell(d: Diagnosis) -> str:
     if d.headroom is None:
         return "-"
@@ -165,7 +160,7 @@ def kernel_rows(analysis: Analysis) -> list[tuple[str, ...]]:
                        _pct(p.percent_of_roof)))
         rows.append((p.kernel, precision_cell(analysis, p), p.level,
                      ai_apart(p.ai, p.ridge)[0], *cells, bound,
-                     p.binding, fmt_seconds(p.seconds), _share(p.time_share)))
+                     p.binding, fmt_seconds(p.seconds), fmt_share(p.time_share)))
     return rows
 
 
@@ -209,7 +204,7 @@ def compute_only_words(u: Unplaced) -> str:
 
 def unplaced_rows(analysis: Analysis) -> list[tuple[str, ...]]:
     """One row per kernel without a point (Analysis.unplaced), in UNPLACED_HEADERS order."""
-    return [(u.kernel, fmt_seconds(u.seconds), _share(u.time_share), u.reason,
+    return [(u.kernel, fmt_seconds(u.seconds), fmt_share(u.time_share), u.reason,
              compute_only_words(u), u.fix) for u in analysis.unplaced]
 
 
@@ -225,7 +220,7 @@ def unplaced_summary(analysis: Analysis) -> str:
     seconds = sum(u.seconds for u in gone if u.seconds)
     if not (seconds and total):
         return head + "."
-    return (head + f": {fmt_seconds(seconds)}, {_share(seconds / total)} of the "
+    return (head + f": {fmt_seconds(seconds)}, {fmt_share(seconds / total)} of the "
             f"{fmt_seconds(total)} measured. The placed kernels' time shares are of the whole "
             f"{fmt_seconds(total)}, so they and these add up to 100 %.")
 
@@ -254,9 +249,9 @@ def priority_rows(diagnoses: Sequence[Diagnosis], roof: Roof | None = None
             # real lever beside it, as the detail below gives it (review r5 F6c)
             a, action = lever, f"re-time first, then: {lever.action}"
         bound = d.bound if roof is None else envelope_bound(d.point, roof, d.bound)
-        rows.append((str(d.rank), d.kernel, bound, _share(d.time_share), headroom_cell(d),
+        rows.append((str(d.rank), d.kernel, bound, fmt_share(d.time_share), headroom_cell(d),
                      "-" if d.gain_s is None else
-                     f"{fmt_seconds(d.gain_s)} / {_share(d.priority)}",
+                     f"{fmt_seconds(d.gain_s)} / {fmt_share(d.priority)}",
                      action, fmt_times(a.speedup) if a else "-"))
     return rows
 
