@@ -278,7 +278,7 @@ def fmt_share(fraction: float | None) -> str:
     report table's 'gain at roof / total' cell and the gain line under it ('6.85 ms saved
     (35.6 % of the total)') both print this, so one number has one rounding; a percent of
     roof is fmt_pct's (whole percents: it is read against the class lines). None: '-'."""
-    return "-" if fraction is None else share_text(100 * fraction, space=True)
+    return "-" if fraction is None else share_text(100 * fraction)
 
 
 def fmt_bytes_binary(nbytes: float, digits: int = 3) -> str:

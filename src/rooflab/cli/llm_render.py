@@ -372,7 +372,7 @@ def print_report(out, run: LlmRun, phase: str) -> None:
         m = measured[0]
         out.print(f"measured TPOT {fmt_seconds(m.kernel.seconds)}: "
                   f"{fmt_rate(m.achieved_flop_per_s, m.point.precision)} at AI "
-                  f"{fmt_ai(m.point.ai)} = {fmt_pct(m.percent_of_roof, space=True)} of the "
+                  f"{fmt_ai(m.point.ai)} = {fmt_pct(m.percent_of_roof)} of the "
                   # 10x the floor is the 10 % latency line: 10.03x, not '10.0x' (s28 R2 F4);
                   # fmt_times's rule otherwise ('1.84x', '33.5x')
                   f"roof, {times_text(m.floor_ratio, 10.0)} the floor",

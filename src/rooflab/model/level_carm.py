@@ -123,7 +123,7 @@ def _side_by_side(roof: Roof, kernel: Kernel, peak: float, achieved: float) -> s
         if c is not None and nbytes and nbytes > 0:
             att = min(peak, flop / nbytes * c.value)
             if att > 0:
-                said.append(f"{lv} {pct_text(100 * achieved / att, space=True)}")
+                said.append(f"{lv} {pct_text(100 * achieved / att)}")
     return (f"; hierarchical reading (no --level) {', '.join(said)} of their own roofs"
             if said else "")
 

@@ -180,7 +180,7 @@ def _above_roof_message(p: Point, bytes_per_s: float) -> str:
     """What was seen: FLOP/s against the attainable, or for zero FLOP (a copy: no FLOP/s
     to compare) the bandwidth it moved against its level's."""
     if p.percent_of_roof is None:
-        share = fmt_pct(100 * bytes_per_s / p.bytes_per_s, space=True)
+        share = fmt_pct(100 * bytes_per_s / p.bytes_per_s)
         return (f"{p.kernel} at {p.level} sits above its roof: moves "
                 f"{si(bytes_per_s, 'B/s')} > {p.level} bandwidth "
                 f"{si(p.bytes_per_s, 'B/s')} ({share} of it)")
@@ -188,7 +188,7 @@ def _above_roof_message(p: Point, bytes_per_s: float) -> str:
             f"{fmt_rate(p.achieved_flop_per_s, p.precision)} > attainable "
             f"{fmt_rate(p.attainable_flop_per_s, p.precision)} at AI {fmt_ai(p.ai)} "
             # fmt_pct, as the position line beside it: '1.49e+06 %', not '1492537 %'
-            f"({fmt_pct(p.percent_of_roof, space=True)} of roof)")
+            f"({fmt_pct(p.percent_of_roof)} of roof)")
 
 
 def applicable_launch_s(p: Point) -> float:

@@ -380,7 +380,7 @@ def memory_ops(display: RooflineDisplay) -> str:
         if moved is None:
             words.append(with_word(k.name, "untimed"))   # 'embedding (before, untimed)'
             continue
-        words.append(f"{k.name} {si(moved, 'B/s')} = {fmt_pct(pct, space=True)} of {p.level}")
+        words.append(f"{k.name} {si(moved, 'B/s')} = {fmt_pct(pct)} of {p.level}")
         levels[p.level] = p.bytes_per_s
     more = len(ops) - MEMORY_OPS_SHOWN
     of = ", ".join(f"{lv} {si(bw, 'B/s')}" for lv, bw in levels.items())

@@ -48,7 +48,7 @@ def hover_text(p: Point, analysis: Analysis) -> str:
         "AI: {} FLOP/B (ridge {})".format(*ai_apart(p.ai, p.ridge)),
         f"achieved: {fmt_rate(p.achieved_flop_per_s, p.precision)}",
         attainable,
-        f"% of roof: {pct_text(p.percent_of_roof, space=True)}",   # '9.996 %', not '10 %'
+        f"% of roof: {pct_text(p.percent_of_roof)}",   # '9.996 %', not '10 %'
         f"bound: {_bound(p, analysis, k)}; {floor_words(p)}",
         f"time share: {'-' if p.time_share is None else share_text(100 * p.time_share, True)}",
         f"roof: {e(analysis.roof.name)} ({e(analysis.roof.kind)})",

@@ -126,7 +126,7 @@ def _pct(x: float | None) -> str:
     if x is not None and 0 < x < SMALL_PCT:
         # 9.996 % is latency-bound (< 10 %): '9.996 %', not '10 %' (sides.keep_side)
         return f"{keep_side(x, f'{x:.2g}', LATENCY_PCT)} %"
-    return fmt_pct(x, space=True)
+    return fmt_pct(x)
 
 
 def headroom_cell(d: Diagnosis) -> str:

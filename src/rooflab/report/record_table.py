@@ -180,7 +180,7 @@ def _kernel_rows(analysis: Analysis, profile: MachineProfile, d: Diagnosis
     rate = RecordRow(name, rate_unit(p.precision), nom, p.achieved_flop_per_s,
                      (name, nom_words, fmt_rate(p.achieved_flop_per_s, p.precision),
                       "-" if p.percent_of_roof is None else   # untimed: no achieved point
-                      f"{fmt_pct(p.percent_of_roof, space=True)} of the {kind} roof"),
+                      f"{fmt_pct(p.percent_of_roof)} of the {kind} roof"),
                      percent_of_roof=p.percent_of_roof)
     # The floor on the nominal roof, the measured time, the ratio (seed 004's TPOT row);
     # the floor on the judging roof follows, since the headroom is taken against it.

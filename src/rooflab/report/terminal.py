@@ -157,7 +157,7 @@ def unplaced_text(analysis: Analysis):
     t.append(f"{UNPLACED_TITLE}\n", style="bold")
     t.append(unplaced_summary(analysis) + "\n", style="dim")
     for u in analysis.unplaced:
-        share = (f", {share_text(100 * u.time_share, space=True)} of the time"
+        share = (f", {share_text(100 * u.time_share)} of the time"
                  if u.time_share else "")
         t.append(f" - {shown(u.kernel)}", style="bold")
         t.append(f" ({fmt_seconds(u.seconds) if u.seconds else 'untimed'}{share}): "
