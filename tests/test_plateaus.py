@@ -129,3 +129,20 @@ def test_cpu_sweep_ending_in_one_long_plateau_still_has_dram():
     assert 1.5 * MiB <= sizes[chosen["L3"]] <= 64 * MiB / 1.5
     assert any(n.startswith("L3: no clear plateau") for n in notes)
     assert math.isclose(values[chosen["L3"]], 40e9)
+
+
+def test_a_sweep_that_ends_inside_the_llc_still_has_a_dram_stand_in():
+    # The sweep stops at the 64 MiB LLC (a test's shrunken quick mode; or noise running the
+    # L3 plateau on into the largest sizes): the L3 plateau takes every point up to the last,
+    # no DRAM plateau is found and no point lies past 2x the LLC, so the last point stands
+    # for DRAM. Before: KeyError 'DRAM' (an internal error of `rooflab probe`, CI s32).
+    sizes = bw.sweep_sizes(4 * KiB, 64 * MiB, 1.25)
+    values = [600e9 if s <= 32 * KiB else 230e9 if s <= 1 * MiB else 40e9 for s in sizes]
+    levels, chosen, notes = bw.label_levels(values, sizes,
+                                            Caches(32 * KiB, 1 * MiB, 64 * MiB), threads=1)
+    last = len(sizes) - 1
+    assert list(levels) == ["L1", "L2", "L3", "DRAM"]
+    assert (levels["DRAM"].first, levels["DRAM"].last) == (last, last)
+    assert levels["L3"].last == last - 1          # cut before DRAM's stand-in point
+    assert chosen["DRAM"] == last and values[chosen["L3"]] == 40e9
+    assert "no flat DRAM plateau (noisy); the largest working sets stand for DRAM" in notes

@@ -366,10 +366,9 @@ def label_levels(values: Sequence[float], sizes: Sequence[float], caches: Caches
     if "DRAM" not in levels:
         llc = max(caps.values()) if caps else 0.0
         far = [i for i, s in enumerate(sizes) if s >= 2 * llc] or [len(sizes) - 1]
-        if not levels or far[0] > max(p.last for p in levels.values()):
-            levels["DRAM"] = Plateau(far[0], far[-1],
-                                     statistics.median(values[i] for i in far))
-            notes += ("no flat DRAM plateau (noisy); the largest working sets stand for DRAM",)
+        levels = _cut_before(levels, far[0], values)
+        levels["DRAM"] = Plateau(far[0], far[-1], statistics.median(values[i] for i in far))
+        notes += ("no flat DRAM plateau (noisy); the largest working sets stand for DRAM",)
     if levels["DRAM"].last < len(sizes) - 1:   # noisy last points still lie beyond the LLC
         p = levels["DRAM"]
         levels["DRAM"] = Plateau(p.first, len(sizes) - 1, p.bytes_per_s)
@@ -380,6 +379,21 @@ def label_levels(values: Sequence[float], sizes: Sequence[float], caches: Caches
     more += (outlier,) if outlier else ()
     order = {lv: i for i, lv in enumerate(LEVELS)}
     return dict(sorted(levels.items(), key=lambda kv: order[kv[0]])), chosen, notes + more
+
+
+def _cut_before(levels: dict[str, Plateau], first: int, values) -> dict[str, Plateau]:
+    """The cache plateaus ended before sweep point `first`, where DRAM's stand-in points
+    begin: noise can run a cache's plateau on past the last-level cache into them (or a
+    sweep can end inside it), and DRAM then had no points: a KeyError (CI, session 32). A
+    plateau wholly past `first` is dropped (_fill_missing reads its level afresh)."""
+    out = {}
+    for level, p in levels.items():
+        last = min(p.last, first - 1)
+        if last >= p.first:
+            kept = p if last == p.last else Plateau(
+                p.first, last, statistics.median(values[p.first:last + 1]))
+            out[level] = kept
+    return out
 
 
 def _fill_missing(levels: dict[str, Plateau], values, sizes, caps
