@@ -15,14 +15,30 @@ REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO.parent / "shared" / "fixtures"
 
 
+# The collector's thresholds while pytest collects: rewriting the asserts of ~750 test files
+# makes millions of short-lived AST nodes, and at the default 700 every 10th young collection
+# escalated until ~55 full ones walked the whole heap (torch, numpy, ...): ~11 of a worker's
+# ~40 CPU-s of collection, paid by each xdist worker (session 33). Restored after collection.
+COLLECTION_GC_THRESHOLD = (100_000, 50, 100)
+_gc_threshold_before: list[tuple[int, ...]] = []
+
+
+def pytest_sessionstart(session):
+    _gc_threshold_before.append(gc.get_threshold())
+    gc.set_threshold(*COLLECTION_GC_THRESHOLD)
+
+
 def pytest_collection_finish(session):
     """Move everything alive after collection (torch, numpy, every test module) out of the
     collector's sight: the bench zoo's gc.collect() after each kernel then walks only the
     tests' own objects, not the whole startup heap (~0.1-0.4 s a call in this process;
     review s18 r1 F6). Hypothesis is imported first: its plugins (trio's) register a
-    Random that they check with gc.get_referrers, which cannot see frozen objects."""
+    Random that they check with gc.get_referrers, which cannot see frozen objects. The
+    collector's thresholds go back to what they were before collection."""
     with contextlib.suppress(ImportError):
         import hypothesis  # noqa: F401
+    if _gc_threshold_before:
+        gc.set_threshold(*_gc_threshold_before.pop())
     gc.collect()
     gc.freeze()
 

@@ -88,7 +88,8 @@ def test_every_op_runs(capsys):
                  ["gemm", "8", "8", "8", "--batch", "3", "--dtype", "int4"]):
         d = _json(capsys, ["ai", *argv, "--json"])
         assert d["flop"] >= 0 and d["bytes"] > 0
-    assert d["flop"] == 2 * 3 * 8**3 and d["bytes"] == 3 * 3 * 64 * 0.5
+    # int4 A and B (0.5 B) and the int32 C an int4 GEMM returns (4 B), 3 batches
+    assert d["flop"] == 2 * 3 * 8**3 and d["bytes"] == 3 * (2 * 64 * 0.5 + 64 * 4)
 
 
 def test_ai_path_stays_light():

@@ -117,7 +117,7 @@ def _config(tmp_path, **fields) -> str:
 def test_a_config_count_of_1e308_names_the_file_and_field(tmp_path, capsys, field):
     path = _config(tmp_path, **{field: 1e308})
     line = user_error(["llm", path, "--on", "A100"], capsys)
-    assert line.startswith(f"error: {path}: field '{field}' is 1e+308, larger than "
+    assert line.startswith(f"error: {path}:1: field '{field}' is 1e+308, larger than "
                            f"rooflab takes")
 
 
@@ -132,7 +132,7 @@ def test_zero_kv_heads_is_refused_not_read_as_full_mha(tmp_path, capsys):
     # read as absent, 0 became 32 K/V heads: 9.1 G parameters, not qwen3-8b's 8.19 G
     path = _config(tmp_path, num_key_value_heads=0)
     line = user_error(["llm", path, "--on", "A100"], capsys)
-    assert line == (f"error: {path}: field 'num_key_value_heads' must be a positive "
+    assert line == (f"error: {path}:1: field 'num_key_value_heads' must be a positive "
                     f"integer (a JSON number, no quotes); got 0")
 
 

@@ -274,9 +274,13 @@ def test_triton_kernels_agree_with_torch_under_the_interpreter(_interpreted):
 
 _INTERPRETED_PROBE = """
 import json
-from rooflab.probe.gpu import context as C, probe_gpu
+from rooflab.probe.gpu import context as C, probe_gpu, timing
 from rooflab.probe.timer import TimingPlan
 plan = TimingPlan(warmup_s=0.0, budget_s=0.0, min_samples=2, max_samples=2)
+# one estimate call, not 5: with no warm-up or time budget the estimate sets no count (2
+# samples, 1 warm-up call whatever it reads), and over half of this child's minute of
+# interpreter went to the estimates' 5 calls a measurement (session 33; as gpu_check's dry run)
+timing.ESTIMATE_CALLS = 1
 # sweep_lo 8 KiB: the top is 0.05 x the host's L2, 26 KB on a 512 KiB-L2 core (64 KiB
 # started above it there and the sweep refused lo > hi)
 C.CPU_SIZES["quick"] = C.Sizes(stream_bytes=1 << 18, sweep_lo=8 << 10, sweep_hi_l2=0.05,

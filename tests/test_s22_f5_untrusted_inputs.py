@@ -53,7 +53,7 @@ def test_huge_integer_in_config_is_an_input_error(tmp_path, capsys):
     f.write_text(json.dumps(cfg))
     assert main(["llm", str(f), "--on", "h100-sxm"]) == 2          # was 70 (OverflowError)
     assert capsys.readouterr().err == (
-        f"error: {f}: field 'num_hidden_layers' is an integer of about 401 digits, larger "
+        f"error: {f}:1: field 'num_hidden_layers' is an integer of about 401 digits, larger "
         f"than rooflab takes (at most 2**63 - 1 = 9.22e+18); is the field right?\n")
 
 

@@ -8,10 +8,10 @@ now says its unit and the other's equal group.
 By hand, llama-2-70b fp16 decode at batch 1 (about 137.6 GB of weights read per step):
   llm --tp 4 (4 packages = 8 dies): 137.6 / 4 = 34.4 GB / 3.2768 TB/s = 10.50 ms
   choose on the --tp 8 document (8 dies): 137.6 / 8 = 17.2 GB / 1.6384 TB/s = 10.50 ms
-the same 8 dies, the same work floor. The all-reduces differ by the ring's hop count: llm
-160 x 16384 B x 2(4-1)/4 / 50 GB/s = 78.6 us, choose 160 x 16384 x 2(8-1)/8 / 50e9 =
-91.75 us + the embedding's 0.57 us + the logits gather 64000 x 7/8 / 50e9 = 1.12 us =
-93.4 us.
+the same 8 dies, the same work floor. The all-reduces run on the same ring of 8 dies
+(session 33 B: llm's ring was over its 4 packages, 2(4-1)/4 = 78.6 us): 160 x 16384 x
+2(8-1)/8 / 50e9 = 91.75 us in both, + the embedding's 0.57 us + the logits gather 64000 x
+7/8 / 50e9 = 1.12 us = 93.4 us.
 """
 
 import json
@@ -36,7 +36,7 @@ def test_llm_says_its_tp_counts_packages(capsys):
             ) in text
     par = _llm_json(capsys, 4)["llm"]["parallel"]
     assert par["compute_s"] == pytest.approx(34.4e9 / 3.2768e12, rel=0.01)
-    assert par["comm_s"] == pytest.approx(160 * 16384 * 1.5 / 50e9)
+    assert par["comm_s"] == pytest.approx(160 * 16384 * 1.75 / 50e9)   # 8 dies' ring
 
 
 def test_choose_says_its_tp_counts_dies_and_the_floor_is_the_same_8_dies(capsys, tmp_path):

@@ -72,6 +72,8 @@ class ParseError(RooflabError):
         where = ""
         if path is not None:
             where = f"{path}:{line}: " if line is not None else f"{path}: "
+            if message == "file not found":
+                message += _model_name_hint(str(path))
         super().__init__(where + message)
         self.args = (where + message,)   # OSError (MissingFileError) keeps __new__'s args
         self.path = path
@@ -143,6 +145,22 @@ def _field_in(message: str, path: str) -> str | None:
     name = _FIELD.match(text)
     parts = [p for p in (place and place.group(0), name and name.group(1)) if p]
     return ".".join(parts) or None
+
+
+def _model_name_hint(name: str) -> str:
+    """What to do when a missing "file" is a bundled model's name (`rooflab choose
+    llama-2-7b` said only "file not found"): count its kernels into a file first (review
+    s33 E)."""
+    from .workloads.llm.config_names import bundled_name
+
+    model = bundled_name(name)
+    if model is None:
+        return ""
+    called = "" if model == name else f" ({model})"
+    return (f"; '{name}' is a bundled model config{called}, not a kernel file: count its "
+            f"kernels into one first, `rooflab llm {name} --on HW -o decode.json` (a "
+            f"training step: `rooflab train {name} --on HW -o step.json`), and give that "
+            f"file")
 
 
 class MissingFileError(ParseError, FileNotFoundError):

@@ -66,6 +66,12 @@ LEVELS = ("L1", "L2", "L3", "DRAM")
 # (comm_link.link_from_roof, `rooflab scale`): chip-to-chip links first, then the host's
 # PCIe, the network, and loopback (one host talking to itself) last.
 LINKS = ("NVLink", "xGMI", "ICI", "PCIe", "network", "loopback")
+# A link named for the group that runs on it, where one training step has two links of one
+# kind at different bandwidths (`rooflab train --dp 2 --tp 4` on MI300X: the TP group's
+# xGMI 192 GB/s, the --dp ring's xGMI 64 GB/s): each its own ceiling in the file, so the
+# file verbs time each row on its own link. "xGMI (--dp ring)", "NVLink (--tp group)".
+LINK_GROUPS = ("--tp group", "--dp ring")
+GROUP_LINKS = tuple(f"{link} ({group})" for link in LINKS for group in LINK_GROUPS)
 
 
 def canonical_dtype(name: str) -> str:
@@ -373,7 +379,9 @@ def parse_rate(text: str | int | float, what: str = "bandwidth") -> float:
                              f"{num}{big.upper()}b/s) for bits, as NICs are rated, or "
                              f"{num}{big}B/s for bytes")
         head, slash, _ = text.partition("/")
-        if not slash and head.strip().lower().rstrip("bikmgt") != head.strip().lower():
+        # a number with a size unit ('450GB'), not a word ending in one ('fast': review s33 E)
+        if (not slash and head.strip()[:1] in set("0123456789.")
+                and head.strip().lower().rstrip("bikmgt") != head.strip().lower()):
             raise InputError(f"{what}: a rate needs /s: {head.strip()}/s; got '{text}'")
         text = head
     try:

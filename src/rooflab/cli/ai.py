@@ -16,6 +16,7 @@ from ..units import canonical_dtype
 from .ai_args import (
     DTYPE,
     GROUP,
+    INT32_OUT,
     JSON,
     ML_DTYPE,
     OUT_DTYPE,
@@ -164,9 +165,12 @@ def _register_matmul(ai: typer.Typer):
         its shared memory, with the attainable FLOP/s both losses leave.
         --weights int4 is W4A16: B at 0.5 B plus group scales, math at --dtype."""
         sizes = (_n(m, "m"), _n(n, "n"), _n(k, "k"))
-        int8 = out_dtype is None and canonical_dtype(dtype or ML_DTYPE) == "int8"
-        # an int8 GEMM accumulates in int32 and returns it (torch._int_mm, cuBLASLt):
-        # C at 1 B would be a requantizing epilogue, --out-dtype int8 says so
+        int_in = canonical_dtype(dtype or ML_DTYPE)
+        int8 = out_dtype is None and int_in in INT32_OUT
+        # an int8 or int4 GEMM accumulates in int32 and returns it (torch._int_mm,
+        # cuBLASLt; int4: the s4 tensor-core MMA, mma.sync ...s32.s4.s4.s32, and CUTLASS's
+        # s4 GEMMs; uint8 likewise, ...s32.u8.u8.s32): C at 1 or 0.5 B would be a
+        # requantizing epilogue, --out-dtype says so
         kw = {"dtype": dtype or ML_DTYPE, "batch": _n(batch, "batch"),
               "out_dtype": "int32" if int8 else out_dtype,
               "weights": weights, "group_size": group_size(group, weights)}
@@ -183,8 +187,9 @@ def _register_matmul(ai: typer.Typer):
                              f"describes the tiles of --tile: add --tile BMxBN[xBK] "
                              f"(e.g. --tile 128x128x32)")
         if int8:
-            op = replace(op, byte_model=f"{op.byte_model} (int8 GEMMs return int32, as "
-                                        f"torch._int_mm; --out-dtype int8 for a "
+            how = INT32_OUT[int_in]
+            op = replace(op, byte_model=f"{op.byte_model} ({int_in} GEMMs return int32, as "
+                                        f"{how}; --out-dtype {int_in} for a "
                                         f"requantizing epilogue)")
         _emit(op, on, json_out, extra, assumed=dtype is None)
 

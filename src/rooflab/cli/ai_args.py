@@ -52,6 +52,10 @@ OUT_DTYPE = typer.Option(None, "--out-dtype", help="C's dtype when it is not --d
                          "fp8 GEMM writing bf16)")
 WEIGHTS = typer.Option(None, "--weights", help="B's stored dtype (int4: W4A16, with group "
                        "scales as rooflab llm counts them); math and A stay at --dtype")
+# The integer GEMMs that return int32 (`ai matmul`; review s33 F1: uint8 wrote C as
+# uint8), each with the kernel the byte model names
+INT32_OUT = {"int8": "torch._int_mm", "uint8": "the u8 tensor-core MMA",
+             "int4": "CUTLASS's s4 tensor-core GEMM"}
 GROUP = typer.Option(None, "--group", show_default=False,
                      help="int2-int8 --weights: weights per fp16 scale (default 128)")
 

@@ -32,6 +32,7 @@ def result_dict(op, roof=None, nominal=None) -> dict:
     from ..model.roof_schema import roof_to_dict
     from ..model.schema import SCHEMA_VERSION, kernel_to_dict, point_to_dict
 
+    _check_counts(op)
     kernel = op.kernel(calls=int(op.shape.get("sweeps", 1)) if op.op == "stencil" else 1)
     out = {"schema_version": SCHEMA_VERSION, "op": op.op, "name": op.name, "flop": op.flop,
            "bytes": op.bytes, "ai": op.ai if math.isfinite(op.ai) else None,
@@ -69,6 +70,25 @@ def result_dict(op, roof=None, nominal=None) -> dict:
                 "binding": p.binding, "ridge": p.ridge if flops else None,
                 **_floors(p, roof), "notes": notes})
     return out
+
+
+def _check_counts(op) -> None:
+    """Sizes whose FLOP or bytes pass the range a Kernel takes (model/kernel.COUNT_RANGE,
+    at most 1e30) are an error about the sizes: the Kernel's own message blamed the unit
+    ("SI base units: FLOP, not GFLOP") of a count the user never typed (review s33 D)."""
+    from ..errors import InputError
+    from ..model.kernel import COUNT_RANGE
+    from .ai_sizes import check_elements
+
+    per = {"elementwise": " and --flop-per-element",
+           "stencil": " and --flop-per-point"}.get(op.op, "")
+    for what, unit in (("flop", "FLOP"), ("bytes", "bytes")):
+        v = getattr(op, what)
+        if not v <= COUNT_RANGE[1]:      # inf and nan too
+            raise InputError(f"{op.op}: these sizes give {v:.3g} {unit}, more than the "
+                             f"{COUNT_RANGE[1]:g} rooflab takes; no real op is that large: "
+                             f"check the sizes (elements, such as 4096 or 1e6){per}")
+    check_elements(op)      # counts within range, and yet a tensor no tensor can be
 
 
 def _floors(p, roof) -> dict:
@@ -181,7 +201,7 @@ def _with_launch_rate(d: dict, prec: str) -> str:
     if d["floor_binding"] != "launch":
         return ""
     return (f" on the roof; {fmt_rate(d['flop'] / d['time_floor_s'], prec)} with the "
-            f"launch (FLOP / time floor)")
+            f"launch ({_work_word(d)} / time floor)")
 
 
 def _roof_reason(d: dict, p: dict) -> str:

@@ -32,6 +32,7 @@ A device that cannot run the work as counted (no math for its precision: fp64 on
 an `rooflab llm --json` model, or a `rooflab train --json` step's weights, gradients,
 optimizer state and activations, larger than its memory) ranks after the others, marked.
 
+  rooflab llm llama-3-8b --on H100 -o decode.json    (a model: count it first)
   rooflab choose decode.json --among H100,H200,MI300X
   rooflab choose kernels.json --kind gpu --json
   rooflab choose kernels.json --kind gpu -o ranking.csv    (every device)

@@ -85,6 +85,8 @@ def register(app) -> None:
         _check_gate(fail_if_slower)
         check_output(output, (".json", ".png", ".svg"))
         refuse_input_as_output(output, [before, after, *([on] if on else [])])
+        if on and not _charted(output):
+            _check_on(on)
         k_before = _kernels(before, (before, after))
         k_after = _kernels(after, (before, after))
         cmp = compare_kernels(k_before, k_after, parse_rename(rename))
@@ -370,6 +372,21 @@ def _own_roofs(files) -> list:
 
 def _name(roof) -> str:
     return roof if isinstance(roof, str) else roof.name
+
+
+def _charted(output: str | None) -> bool:
+    """Whether -o is a chart, which reads --on as its roof (load_inputs)."""
+    return bool(output) and not output.lower().endswith(".json")
+
+
+def _check_on(on: str) -> None:
+    """--on with no chart to draw still names a roof that must exist: `compare a.csv b.csv
+    --on h2000` printed the comparison and exit 0, where every other verb says "unknown
+    hardware 'h2000'; did you mean ..." (s33 C)."""
+    from ..ingest.profile_checks import split_boost
+    from ..ingest.profile_import import roof_for_on
+
+    roof_for_on(split_boost(on)[0])
 
 
 def _write(path: str, cmp, data, on, files) -> None:

@@ -201,6 +201,19 @@ def refuse_repeated(paths: Sequence[str]) -> None:
         seen[key] = p
 
 
+def refuse_missing(paths: Sequence[str]) -> None:
+    """A path that does not exist is an error, as `report` and `plot` say it: `rooflab ncu
+    output1.csv outptu5.csv` (a typo among the steps) warned "file not found (file skipped)"
+    and exit 0 with one step of two (s33 C). '-' is standard input."""
+    import os
+
+    from ..errors import ParseError
+
+    for p in paths:
+        if p != "-" and not os.path.exists(p):
+            raise ParseError("file not found", path=p)
+
+
 # the start of shared_names' warning (compare's chart leaves it out: shared names are its point)
 SHARED_NAMES_NOTE = "kernel names in more than one file:"
 

@@ -136,8 +136,9 @@ def _roof_notes(roofs: Sequence[Roof], kernels: Sequence[Kernel], imp: ProfileIm
     clock_hz = (imp.clock_hz if imp is not None else None) or (
         kernels_clock(kernels) if recorded_cc(kernels) else None)
     mismatch = [device_mismatch(r, kernels) for r in roofs]
-    # another GPU's roof is not scaled: the clock ncu recorded is not its clock
-    judged = [clock_judged(r, clock_hz, boost or bool(m))
+    # another GPU's roof is neither scaled nor given the clock note: the clock ncu
+    # recorded is not its clock
+    judged = [clock_judged(r, None if m else clock_hz, boost)
               for r, m in zip(roofs, mismatch, strict=True)]
     # the judging roof's on the roof line, before any advice is read
     for said in (mismatch[0], judged[0][1]):

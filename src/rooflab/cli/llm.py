@@ -328,11 +328,14 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
                   tpot_s=None if tpot_ms is None else tpot_ms / 1e3, launches=launches,
                   whatif=whatif, memory_from=memory_from,
                   compare=_compared(compare, gpu_mem_util), notes=notes)
-    _show(_run_study(study), phase, json_out, output)
+    res, said = _run_study(study)
+    _show(res, phase, json_out, output, said)
 
 
 def _run_study(study):
-    """run_study, its context warnings shown as `warning:` lines."""
+    """run_study, its context warnings shown as `warning:` lines; with them, the messages
+    said, which the report's closing notes then leave out (they were printed twice, as
+    `warning:` and again as `note:`; review s33 E)."""
     from ..workloads.llm.analysis import ContextWarning
     from ..workloads.llm.study import run_study
     from .common import warn
@@ -342,11 +345,12 @@ def _run_study(study):
         res = run_study(study)
     for w in caught:
         warn(str(w.message))
-    return res
+    return res, frozenset(str(w.message) for w in caught)
 
 
-def _show(res: LlmRun, phase: str, json_out: bool, output: str | None) -> None:
-    """The study as JSON or tables, and -o's file."""
+def _show(res: LlmRun, phase: str, json_out: bool, output: str | None,
+          said: frozenset = frozenset()) -> None:
+    """The study as JSON or tables, and -o's file; `said`: warnings already on stderr."""
     from .common import console, emit_json
     from .llm_render import print_report
 
@@ -358,7 +362,7 @@ def _show(res: LlmRun, phase: str, json_out: bool, output: str | None) -> None:
     else:
         out = console()
         out.width = max(out.width, 130)   # the kernel tables need the room even in a pipe
-        print_report(out, res, phase)
+        print_report(out, res, phase, said)
     if output:   # said last, as the other verbs do; on stderr (s22 r3 F7)
         from .common import wrote
 

@@ -8,6 +8,20 @@ from ..units import fmt_pct_range, fmt_seconds
 from .llm_words import span
 
 
+def utilization(m) -> str:
+    """A measured step's MBU and MFU (workloads.llm.whatif.MeasuredStep), the two numbers
+    serving benchmarks quote: 'MBU 43 % (139 GB/s of DRAM 320 GB/s), MFU 0.22 % (of fp16
+    tensor 65 TFLOP/s)' (review s33 E: the line gave only the percent of the roof)."""
+    from ..units import fmt_pct, fmt_rate, si
+
+    pt = m.point
+    memory = pt.memory_ceiling or pt.level
+    compute = pt.compute_ceiling or pt.precision
+    return (f"MBU {fmt_pct(100 * m.mbu)} ({si(m.achieved_bytes_per_s, 'B/s')} of {memory} "
+            f"{si(pt.bytes_per_s, 'B/s')}), MFU {fmt_pct(100 * m.mfu)} (of {compute} "
+            f"{fmt_rate(pt.peak_flop_per_s, pt.precision)})")
+
+
 def shares(lo: float, hi: float, whole: float) -> str:
     """'18-37 %', '0.15-0.3 %': a range as shares of `whole` (units.fmt_pct_range: a 0.15 %
     share is not '0 %', review s28 R2 F4), one share when both ends print alike."""

@@ -44,12 +44,15 @@ def result_dict(res: LlmRun, phase: str = "both") -> dict:
         llm["measured"] = {"tpot_s": m.kernel.seconds, "achieved_flop_per_s":
                            m.achieved_flop_per_s, "percent_of_roof": m.percent_of_roof,
                            "floor_ratio": m.floor_ratio,
+                           "achieved_bytes_per_s": m.achieved_bytes_per_s,
+                           "mbu": m.mbu, "mfu": m.mfu,
                            "gap_s": m.kernel.seconds - m.floor_s,
                            "gap_launch_s": list(r.decode.launch_s_range),
                            **gap_launches(res)}
     if tpr:
         llm["totals"] = totals(r, tpr)
-        llm["parallel"] = {"tp": tpr.tp, "allreduce_bytes": tpr.allreduce_bytes,
+        llm["parallel"] = {"tp": tpr.tp, "ring_ranks": tpr.ring,
+                           "allreduce_bytes": tpr.allreduce_bytes,
                            "allreduces_per_step": tpr.allreduces, "comm_s": tpr.comm_s,
                            "logits_gather_bytes": tpr.gather_bytes,
                            "logits_gather_s": tpr.gather_s,

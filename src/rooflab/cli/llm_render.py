@@ -19,7 +19,7 @@ from ..units import (
 from ..workloads.llm.analysis import request_floor_s
 from ..workloads.llm.eager import eager_estimate_missing
 from ..workloads.llm.study import LlmRun
-from .llm_gap import gap_line
+from .llm_gap import gap_line, utilization
 from .llm_pipeline_render import _dtypes_fit, pipeline_lines
 from .llm_sweep_render import (
     context_sweep_lines,
@@ -286,8 +286,9 @@ def tp_latency_line(tpr, chosen=None) -> str | None:
     given = getattr(chosen, "latency_from", "none")
     given = {"fit": "the measured fit",
              "--link-latency": "--link-latency, per all-reduce"}.get(given, given)
-    return (f"{allreduce_latency_words(tpr.link, tpr.tp)} (a ring all-reduce over {tpr.tp} "
-            f"devices is 2 x {tpr.tp - 1} sends, each paying the link's latency per hop; "
+    return (f"{allreduce_latency_words(tpr.link, tpr.ring)} (a ring all-reduce over "
+            f"{tpr.ring} {'ranks' if tpr.ring != tpr.tp else 'devices'} is 2 x {tpr.ring - 1}"
+            f" sends, each paying the link's latency per hop; "
             f"from {given})")
 
 
@@ -330,7 +331,7 @@ def _weights_fit(r):
     return fits
 
 
-def print_report(out, run: LlmRun, phase: str) -> None:
+def print_report(out, run: LlmRun, phase: str, said: frozenset = frozenset()) -> None:
     """The text report on a rich console: step tables, floors, sweep, measured point,
     tensor parallelism, what-ifs, hardware swap, notes."""
     r, measured, tpr = run.result, run.measured, run.tpr
@@ -375,7 +376,7 @@ def print_report(out, run: LlmRun, phase: str) -> None:
                   f"{fmt_ai(m.point.ai)} = {fmt_pct(m.percent_of_roof)} of the "
                   # 10x the floor is the 10 % latency line: 10.03x, not '10.0x' (s28 R2 F4);
                   # fmt_times's rule otherwise ('1.84x', '33.5x')
-                  f"roof, {times_text(m.floor_ratio, 10.0)} the floor",
+                  f"roof, {times_text(m.floor_ratio, 10.0)} the floor; {utilization(m)}",
                   soft_wrap=True, markup=False)
         line = gap_line(m.kernel.seconds - m.floor_s, r.decode, run.measured_launches,
                         eager_estimate_missing(r.config, r.settings))
@@ -390,7 +391,8 @@ def print_report(out, run: LlmRun, phase: str) -> None:
         out.print(line, soft_wrap=True, markup=False)
     _print_variants(out, run)
     for note in closing_notes(r):
-        out.print(f"note: {note}", soft_wrap=True, markup=False)
+        if note not in said:     # a warning already on stderr (cli/llm._run_study)
+            out.print(f"note: {note}", soft_wrap=True, markup=False)
 
 
 def _print_variants(out, run: LlmRun) -> None:

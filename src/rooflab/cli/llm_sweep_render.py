@@ -176,7 +176,11 @@ def sweep_lines(sw, fp=None, s=None, unified: bool = False, weights_fit=None,
                    + (", or ".join(ways) or "a smaller model, or a device with more memory")
                    + ")")
     elif cap is not None:
-        over = [f"batch {p.batch} of this sweep" for p in sw.points if p.batch > cap]
+        big = [str(p.batch) for p in sw.points if p.batch > cap]
+        # 'batches 1024 and 4096 of this sweep', not 'batch 1024 of this sweep, batch 4096
+        # of this sweep' (review s33 E)
+        over = ([f"batch {big[0]} of this sweep"] if len(big) == 1 else
+                [f"batches {', '.join(big[:-1])} and {big[-1]} of this sweep"] if big else [])
         # the aggregate-AI ridge batch is no longer offered here: "too big: the ridge
         # batch 2666" read as the memory batching needs (review s18 r3 F1); where tokens/s
         # stops growing says itself whether that batch fits (saturation_words)

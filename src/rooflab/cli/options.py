@@ -212,8 +212,8 @@ OnMany = Annotated[list[str] | None, on_option("repeat for several roofs")]
 Files = Annotated[list[str], typer.Argument(help=FILES_HELP)]
 Top = Annotated[int, typer.Option("--top", help="show the N longest kernels (0: all)")]
 Level = Annotated[str | None, typer.Option(
-    "--level", help="one reading: DRAM, L2, L3 that level's row of the hierarchical "
-    "roofline; L1 the cache-aware (CARM) reading, as `rooflab report --level L1`")]
+    "--level", help="one reading: DRAM, L2 or L3: that level's row of the hierarchical "
+    "roofline; L1: the cache-aware (CARM) reading, as `rooflab report --level L1`")]
 JsonOut = Annotated[bool, typer.Option("--json", help="print the JSON vocabulary")]
 Output = Annotated[str | None, typer.Option(
     "-o", "--output", help="write a chart (.png/.svg), .json or .csv")]
@@ -296,11 +296,16 @@ def profiler_verb(app, name: str, help: str, files_help: str,
     ) -> None:
         from ..ingest.profile_import import launch_notes, select_kernels, with_sm_count
         from .common import metric_notes
+        from .inputs import refuse_missing, refuse_repeated
         from .plot import parse_min_share
         from .profiled import check_chart_option, check_output, report_import
         from .step_order import warn_step_order
 
         check_output(output, top, [*files, on])
+        # a missing file among several was skipped with exit 0, one file twice was two
+        # identical steps: report and plot refused both (s33 C)
+        refuse_missing(files)
+        refuse_repeated(files)
         share = parse_min_share(min_share)
         check_chart_option(output, "--min-share", min_share)
         if each and not per_launch:

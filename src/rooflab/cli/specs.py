@@ -14,6 +14,7 @@ from .specs_tables import (
     compare_ratios,
     compare_rows,
     core_count_note,
+    kind_mismatch_note,
     list_tables,
     ratio_order,
 )
@@ -63,7 +64,17 @@ def _entry(name: str):
     cores = at[1] if at else host.get("threads_used") or host.get("cores")
     return FileRoof(name, roofs[0],
                     float(got) if isinstance(got, (int, float)) and got > 0 else None,
-                    cores if isinstance(cores, int) and cores > 0 else None)
+                    cores if isinstance(cores, int) and cores > 0 else None,
+                    _device_kind(host))
+
+
+def _device_kind(host: dict) -> str | None:
+    """What a profile's probe ran on: "gpu" for `probe --device cuda` (backend cuda or
+    rocm), "cpu" for the CPU probe (host kind cpu) and the GPU probe's CPU dry run; None
+    for a file that does not say (an imported roof)."""
+    if host.get("backend") in ("cuda", "rocm"):
+        return "gpu"
+    return "cpu" if host.get("kind") == "cpu" or host.get("backend") == "cpu" else None
 
 
 def _host(name: str) -> dict:
@@ -265,7 +276,7 @@ def _compare_cmd(
                          "h100 h200` (or h100,h200)")
     devices = [_entry(n) for n in names]
     has_file = any(isinstance(d, FileRoof) for d in devices)
-    cores_note = core_count_note(devices)
+    cores_note = core_count_note(devices) or kind_mismatch_note(devices)
     if json_out:
         ratios = ({"ratios": compare_ratios(devices)} if has_file and len(devices) == 2
                   else {})

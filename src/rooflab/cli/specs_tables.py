@@ -38,6 +38,7 @@ class FileRoof:
     roof: Roof
     memory_bytes: float | None = None   # a profile's host.memory_bytes, where it has one
     cores: int | None = None            # the cores its probe ran on (host.threads_used/cores)
+    device_kind: str | None = None      # "cpu" or "gpu": what its probe ran on, if known
 
     @property
     def name(self) -> str:
@@ -288,9 +289,28 @@ def ratio_order(devices) -> tuple[int, int, bool]:
     as a percentage, seed 004's record-table column 实测 ÷ 标称 (measured / nominal, 84 %),
     whichever order they were named in (review 18a L6); else first / second."""
     kinds = [d.roof.kind for d in devices]
-    if sorted(kinds) == ["measured", "nominal"]:
+    if sorted(kinds) == ["measured", "nominal"] and kind_mismatch_note(devices) is None:
         return kinds.index("measured"), kinds.index("nominal"), True
     return 0, 1, False
+
+
+def kind_mismatch_note(devices) -> str | None:
+    """A CPU profile beside a GPU's datasheet (or a GPU profile beside a CPU's) measures
+    another machine: its ratio is no "measured / nominal" of either (review s33 D:
+    `specs compare t4 me.json` of a 2-vCPU Xeon printed DRAM 4 %, memory 158 % as the T4's
+    measured share), so the column is a plain first / second ratio and this note says why."""
+    files = [d for d in devices if isinstance(d, FileRoof) and d.device_kind]
+    cats = [d for d in devices if not isinstance(d, FileRoof)
+            and isinstance(getattr(d, "kind", None), str)]
+    if len(files) != 1 or len(cats) != 1:
+        return None
+    f, c = files[0], cats[0]
+    if (f.device_kind == "cpu") == (c.kind == "cpu"):
+        return None
+    return (f"{f.path} was probed on a {f.device_kind} and {c.name} is a {c.kind}: the "
+            f"ratio compares two machines, not how much of its datasheet either reaches; "
+            f"compare a profile with its own device's datasheet (`rooflab specs show "
+            f"{f.path}` names the machine it measured)")
 
 
 def _compute_order(devices) -> list[tuple[str, str]]:

@@ -103,6 +103,9 @@ def register(app) -> None:
                     replace(k, meta={**k.meta, "file": run}) for k in imp.kernels),
                     uncounted=tuple({**u, "file": run} for u in imp.uncounted))
         else:
+            from .inputs import refuse_repeated
+
+            refuse_repeated([trace, *ctx.args])   # as report and plot (s33 C)
             imp = load_torch_trace([trace, *ctx.args])
         raise typer.Exit(report_import(imp, on=on, top=top, json_out=json_out, output=output,
                                        what="ops"))

@@ -28,7 +28,9 @@ TpOpt = Annotated[int, typer.Option(
 SequenceParallelOpt = Annotated[bool, typer.Option(
     "--sequence-parallel", help="--tp: Korthikanti et al. 2022's sequence parallelism: "
     "the norms and residual adds, and their activations, split over the --tp devices; each "
-    "all-reduce a reduce-scatter + all-gather (the same bytes)")]
+    "all-reduce a reduce-scatter + all-gather (the same bytes); the norms' gradients "
+    "all-reduced once per step at Megatron-LM's main_grad width (fp32 under bf16; "
+    "--grad-dtype with --dp sets it)")]
 TpLinkBwOpt = Annotated[str | None, typer.Option(
     "--tp-link-bw", help="--tp: the TP group's bus bandwidth with its unit, 450GB/s "
     "(default: the catalog link, as `rooflab llm --tp`)")]
@@ -254,10 +256,10 @@ def run(cfg, on: str, options: dict, *, dtype: str | None, step_ms: float | None
         warnings.simplefilter("ignore")     # llm's context warnings: said once, above
         r = run_train(cfg, roof, setup)
     r, chosen = on_tp(r, on, roof, link, tp_link)
-    r, ring = _on_ring(r, on, link_bw, link, overlap)
+    r, ring = _on_ring(r, on, link_bw, link, overlap, chosen)
     mem = train_memory(cfg, setup, mem_bytes)
     notes = (tuple(picked) + r.notes + host_notes + _notes(cfg, setup) + optimizer_note(r)
-             + die_words(roof, setup.dp) + _link_notes(ring, chosen))
+             + die_words(roof, setup.dp, setup.tp) + _link_notes(ring, chosen))
     if step_ms is not None and step_ms / 1e3 < r.floor_s:
         warn(below_floor_words(r, step_ms / 1e3))
     largest = _largest(cfg, setup, mem_bytes)
@@ -295,21 +297,24 @@ def _add_provenance(data: dict, ring, chosen) -> None:
         data["train"]["tp"]["link"].update(chosen.provenance())
 
 
-def _on_ring(r, on: str, link_bw: str | None, link: dict | None, overlap: bool):
+def _on_ring(r, on: str, link_bw: str | None, link: dict | None, overlap: bool,
+             chosen=None):
     """Under --dp N, the collectives on the ring link (workloads/llm/train_dp.py): (the
     result with them, the ring with its provenance and notes: dp_ring); else (r, None).
     Under --tp N the ring's link is chosen for all dp x tp devices (a data-parallel ring
-    leaves the node once they do), its collectives over --dp of them."""
+    leaves the node once they do), its collectives over --dp of them; named apart
+    from the --tp group's link (`chosen`) where both are of one kind (named_apart)."""
     if r.setup.dp < 2:
         return r, None
     from ..workloads.llm.train_dp import with_dp
-    from .train_dp_words import train_ring
+    from .train_dp_words import named_apart, train_ring
 
-    ring = train_ring(on, r.setup.dp, r.setup.tp, link_bw, **(link or {}))
+    ring = named_apart(train_ring(on, r.setup.dp, r.setup.tp, link_bw, **(link or {})),
+                       chosen.link if chosen else None)
     return with_dp(r, ring.link, overlap), ring
 
 
-def die_words(roof, dp: int) -> tuple[str, ...]:
+def die_words(roof, dp: int, tp: int = 1) -> tuple[str, ...]:
     """On a catalog package that is several devices to software (--on MI250X: two GCDs,
     model/dies.py) the step is the package's, as `rooflab llm` says of its floors (review
     s28 R4 F3): the roof's own note, then what it means for a training step, whose ranks
@@ -320,6 +325,11 @@ def die_words(roof, dp: int) -> tuple[str, ...]:
     if n <= 1:
         return ()
     ranks = (f"; --dp {dp} counts packages here, {dp * n} dies" if dp > 1 else "")
+    if tp > 1:    # as `rooflab llm --tp` says it (llm_words), the link words too
+        ranks += (f"; --tp {tp} counts packages, as `rooflab llm --tp` does: {tp * n} dies, "
+                  f"each a rank of its collectives' ring (all-reduce 2 x {tp * n - 1}/"
+                  f"{tp * n} of the bytes), while ROCm and `rooflab choose` count dies "
+                  f"(their --tp {tp * n})")
     return (f"{note(roof.name, n)}. So are this step's floors, MFU's peak and the memory "
             f"line: the package's ({n} dies' together). A training process (one rank) runs "
             f"on one die, with 1/{n} of the ceilings and the memory, so one rank's step on "

@@ -92,13 +92,30 @@ def train_ring(on: str, dp: int, tp: int, link_bw: str | None, link_from: str | 
                hop_s: float = 0.0) -> DpRing:
     """The link `rooflab train --dp N --tp M` runs each data-parallel ring on: chosen for
     all N x M devices (a ring leaves the node once they do), under M > 1 each ring on 1/M
-    of the node's network (train_tp_words.shared_network); dp_ring's for M = 1."""
+    of the node's network (train_tp_words.shared_network) and, inside the node, on the
+    links its own N devices have (train_tp_words.group_ring: 1 xGMI link for 2 MI300X);
+    dp_ring's for M = 1."""
     ring = dp_ring(on, dp * tp, link_bw, link_from, hop_s)
     if tp > 1:
-        from .train_tp_words import shared_network
+        from .train_tp_words import group_ring, shared_network
 
-        ring = shared_network(ring, tp)
+        ring = group_ring(shared_network(ring, tp), on, dp, tp, hop_s)
     return ring
+
+
+def named_apart(ring: DpRing, tp_link: Link | None) -> DpRing:
+    """The ring with its link named for its group, "xGMI (--dp ring)" (units.GROUP_LINKS),
+    where the --tp group's link is of its kind at another bandwidth (MI300X --dp 2 --tp 4:
+    64 and 192 GB/s): the file then holds each its own ceiling, and `whatif`, `report` and
+    `choose` time each row on its own link, as train does (the one "xGMI" ceiling once
+    timed the TP row at the ring's bandwidth); as it is otherwise."""
+    from dataclasses import replace
+
+    lk = ring.link
+    if tp_link is None or lk.level != tp_link.level or (
+            lk.bus_bytes_per_s == tp_link.bus_bytes_per_s):
+        return ring
+    return replace(ring, link=replace(lk, level=f"{lk.level} (--dp ring)"))
 
 
 def dp_link(on: str, n: int, link_bw: str | None, tp: int = 1) -> Link:

@@ -70,6 +70,47 @@ def shared_network(ring, tp: int):
     return replace(ring, link=ring_link(ring.intra, net), network=net)
 
 
+def group_ring(ring, on: str, dp: int, tp: int, hop_s: float = 0.0):
+    """The --dp ring (train_dp_words.DpRing, chosen for all dp x tp devices) as one
+    data-parallel group runs it under --tp N: Megatron-LM places the TP group innermost (its
+    N devices together in a node), so each of the N data-parallel rings joins the --dp
+    devices of one TP rank, k = min(dp, node / N) of them in a node. On a full mesh (an
+    MI300X node: one xGMI link to each peer) a ring over k gets the k-1 links among them
+    (comm_link.xgmi_ring_link: 2 devices one link, 64 GB/s), the N rings on disjoint links
+    at once; k = 1 (one device of each ring per node): every hop crosses the network. On a
+    switch each device's link carries its one ring, as chosen. A given or measured link
+    (kind other than catalog) is the ring's as it is."""
+    from dataclasses import replace
+
+    from ..model.comm_link import ring_link
+    from .scale import choose_links
+
+    if ring.kind != "catalog":
+        return ring
+    in_node = min(dp, max(1, (ring.per_node or dp * tp) // tp))
+    place = (f"--dp {dp} x --tp {tp}: each data-parallel ring joins the {dp} devices of one "
+             f"TP rank, one per TP group (TP innermost, each group's {tp} devices together "
+             f"in a node, as Megatron-LM places them)")
+    by_count = choose_links(on, None, None, hop_s).by_count
+    if not by_count:      # a switch: each device keeps its link for its one ring
+        intra = replace(ring.intra, source=f"{ring.intra.source}; {place}; each device's "
+                        f"link carries its one ring, the {tp} rings at once")
+        link = intra if ring.network is None else ring_link(intra, ring.network)
+        return replace(ring, link=link, intra=intra)
+    if in_node == 1:      # no two devices of a ring share a node: all its hops cross it
+        net = ring.network
+        return replace(ring, link=replace(net, source=f"{net.source}; {place}: a node holds "
+                                          f"one device of each ring, so every hop crosses "
+                                          f"the network"))
+    intra = by_count[in_node]
+    at_once = (f", the {tp} rings on disjoint links at once" if "a full mesh" in intra.source
+               else "")
+    intra = replace(intra, source=f"{intra.source}; {place}: {in_node} of them in a node"
+                                  f"{at_once}")
+    link = intra if ring.network is None else ring_link(intra, ring.network)
+    return replace(ring, link=link, intra=intra)
+
+
 def tp_link_options(tp: int, link_bw: str | None, link_latency_us: float | None,
                      hop_us: float | None) -> dict:
     """--tp-link-bw (parsed, bytes/s) and --link-latency (per all-reduce, taken per ring
@@ -195,8 +236,8 @@ def add_tp_kernel(data: dict, r) -> None:
     from .train_dp_words import add_comm_kernel
 
     tp = r.tp
-    add_comm_kernel(data, link_roof(roof_from_dict(data["roof"]), tp.link), tp_kernel(r), tp,
-                    exposed_s=tp.comm_s)
+    add_comm_kernel(data, link_roof(roof_from_dict(data["roof"]), tp.link, "--tp group"),
+                    tp_kernel(r), tp, exposed_s=tp.comm_s)
 
 
 def add_tp_rows(table, r) -> None:
@@ -216,8 +257,12 @@ def tp_notes(setup) -> tuple[str, ...]:
     n = setup.tp
     sp = ("; with --sequence-parallel the layers' all-reduces are reduce-scatters and "
           "all-gathers (the same ring bytes) and the norms, residual adds and their "
-          "activations are split too; the norms' weight gradients' all-reduce across the "
-          "group and the backward's re-gather of the saved norm output are not counted"
+          "activations are split too; the norms' weight gradients are all-reduced across "
+          "the group once per step (tp.allreduce.norm_grads: Megatron-LM's "
+          "_allreduce_layernorm_grads, at its main_grad's width: fp32 under bf16, as "
+          "Megatron-LM accumulates and reduces bf16 gradients, else --dtype's, or "
+          "--grad-dtype's); the backward's re-gather "
+          "of the saved norm output is not counted"
           if setup.sequence_parallel else "")
     return (f"--tp {n}: Megatron-LM tensor parallelism, each device 1/{n} of every layer's "
             f"heads and MLP columns and of the vocabulary (embedding, lm_head, loss); the "

@@ -111,6 +111,7 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
                          "--fuse, --batch, --bytes-scale or --hardware")
     if group is not None and quantize is None:
         raise InputError("--group goes with --quantize int4/int8 (weights per scale)")
+    _check_roof_known(roof, kernels, precision=precision, hardware=hardware)
     if only and (fuse is not None or hardware is not None):
         # ignored, it read as one kernel moved under a total of all of them (review r8 F3)
         what = "--fuse (it names its kernels itself)" if fuse is not None else (
@@ -168,6 +169,29 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
                                                notes=(*result.after.notes, tf32)))
     # which roof the efficiencies are fractions of, where the assumption is read
     return replace(result, assumption=f"{result.assumption}; {line}{said}")
+
+
+def _check_roof_known(roof, kernels, *, precision=None, hardware=None) -> None:
+    """An error for --hardware or --precision on the envelope roof (no --on, no peaks in
+    the files: the ceilings are the best these kernels reached). --hardware carried that
+    share onto the target, so the fastest kernel, 100 % of the envelope, was predicted at
+    the H100's roof: NERSC GPP output1.csv read 198x where its 55 % of the RTX 4060 Laptop
+    GPU's roof gives 108x; --precision fp32 read 1.00x, the envelope having no fp32
+    ceiling (s33 C)."""
+    from ..ingest.profile_checks import cc_suggestion, recorded_cc
+    from ..ingest.profile_envelope import ENVELOPE_NAME
+
+    if roof.name != ENVELOPE_NAME or (precision is None and hardware is None):
+        return
+    what = (f"--hardware '{hardware}' carries each kernel's share of its roof onto the "
+            f"target, " if hardware is not None else
+            f"--precision {precision} needs the machine's {precision} ceiling, ")
+    raise InputError(
+        f"{what}but no roof is known: without --on (and no peaks in the files) the "
+        f"ceilings are the best these kernels reached, a lower bound on which the fastest "
+        f"reads 100 %, so the prediction would be wrong; pass --on the device they ran on "
+        f"(a catalog name, a profile from `rooflab probe`, or the .ncu-rep)"
+        + cc_suggestion(recorded_cc(kernels)))
 
 
 def _targets(hardware: str, kernels, ran_on=()) -> tuple[tuple, str]:

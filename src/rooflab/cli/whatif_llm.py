@@ -34,9 +34,10 @@ def _new_comm_s(llm: dict, hardware: str | None) -> tuple[float, str] | None:
     if not isinstance(par, dict) or any(par.get(f) is None for f in need):
         return None   # numbers where present (document_parts.llm_part); a part missing: no line
     tp = int(par.get("tp") or 1)
+    ring = int(par.get("ring_ranks") or tp)   # tp x dies (an MI250X package: 2 ranks)
     # the vocab-parallel logits gather (review 18d E) rides the same link: a ring
     # all-gather moving (tp-1)/tp of its bytes, its latency part kept as the file has it
-    gather_moved = (tp - 1) / tp * float(par.get("logits_gather_bytes") or 0.0)
+    gather_moved = (ring - 1) / ring * float(par.get("logits_gather_bytes") or 0.0)
     comm = _file_link_s(par)
     kind = (par.get("link_provenance") or {}).get("kind")
     if hardware is None or kind != "catalog":
@@ -58,7 +59,7 @@ def _new_comm_s(llm: dict, hardware: str | None) -> tuple[float, str] | None:
     # does not give it either: document_parts.with_link_terms, said by _terms_words)
     embedding = float(par.get("embedding_allreduce_bytes") or 0.0)
     moved = (float(par["allreduces_per_step"]) * allreduce_link_bytes(
-        float(par["allreduce_bytes"]), tp) + allreduce_link_bytes(embedding, tp)
+        float(par["allreduce_bytes"]), ring) + allreduce_link_bytes(embedding, ring)
         + gather_moved)
     latency = comm - moved / float(par["link_bytes_per_s"])
     return latency + moved / new.bus_bytes_per_s, f"{new.source}"

@@ -83,13 +83,14 @@ def row_links(kernels: Sequence[Kernel], spec: str, roof=None) -> dict[int, Link
                                                       for lv in k.bytes)):
             continue
         link = device_link(spec, *row_devices(k, tp))
-        if link is None:
-            continue
-        clash = [lk for lk in out.values() if lk.level == link.level and lk != link]
-        if clash:
-            link = replace(link, level=f"{link.level} (--dp ring)")
-        out[id(k)] = link
-    return out
+        if link is not None:
+            out[id(k)] = link
+    # the --dp rows' (not whichever came second: the file lists the ring's row first, and
+    # the TP group's link was named "(--dp ring)"; s33 G)
+    dp_rows = {id(k) for k in kernels if not k.meta.get("tensor_parallel")}
+    return {key: replace(lk, level=f"{lk.level} (--dp ring)")
+            if key in dp_rows and any(o.level == lk.level and o != lk for o in out.values())
+            else lk for key, lk in out.items()}
 
 
 def with_links(roofs: tuple, kernels: Sequence[Kernel], links: dict[int, Link]):
@@ -97,8 +98,10 @@ def with_links(roofs: tuple, kernels: Sequence[Kernel], links: dict[int, Link]):
     its link's level), as train writes them into its own file."""
     from ..workloads.llm.train_dp import link_roof
 
-    for link in {(lk.level, lk.bus_bytes_per_s): lk for lk in links.values()}.values():
-        roofs = tuple(link_roof(r, link) for r in roofs)
+    groups = {id(k): "--tp group" if k.meta.get("tensor_parallel") else "--dp ring"
+              for k in kernels}
+    for key, link in links.items():     # each ceiling's method names its group (link_roof)
+        roofs = tuple(link_roof(r, link, groups.get(key, "--dp ring")) for r in roofs)
     return roofs, tuple(relevel(k, links[id(k)].level) if id(k) in links else k
                         for k in kernels)
 
@@ -128,7 +131,7 @@ def hardware_change(kernels: Sequence[Kernel], targets: tuple, hardware: str):
     if not links:
         return targets, None
     by_name = {k.name: links[id(k)] for k in kernels if id(k) in links}
-    targets = with_links(targets, (), links)[0]
+    targets = with_links(targets, kernels, links)[0]
     return targets, lambda k: relevel(k, by_name[k.name].level) if k.name in by_name else k
 
 

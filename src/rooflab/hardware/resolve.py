@@ -238,9 +238,13 @@ def embedded_roofs(data: object, path: str) -> tuple[Roof, ...]:
     """The roofs a rooflab JSON document carries (model.schema: profile_part, then
     roof_parts), the one that judges first: () when it carries none (a plain kernel list),
     ParseError when one is there and broken, so a kernel file whose roof is misspelt is
-    told what is wrong with it, not "no roof" (review 14b F9)."""
+    told what is wrong with it, not "no roof" (review 14b F9). An older `rooflab train --dp
+    --tp` file's one ceiling for two links: each its own (model/train_links.py)."""
+    from ..model.train_links import per_link_document
+
     try:
         check_schema_version(data, path)
+        data = per_link_document(data)[0]
         profile = profile_part(data)
         if profile is not None:
             where = path if profile is data else f"{path}: profile"

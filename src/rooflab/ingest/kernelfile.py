@@ -87,6 +87,12 @@ def load_kernels(path: str | os.PathLike) -> tuple[Kernel, ...]:
         from .torch_trace import load_torch_trace
 
         return load_torch_trace(path).kernels
+    from ..model.train_links import per_link_document
+
+    # an older train --dp --tp file: each link its own ceiling, as train timed it (s33)
+    data, said = per_link_document(data)
+    if said:
+        warn_file(path, said)
     kernels = kernels_from_items(_kernel_items(data, path), path, _file_threads(data, path))
     from ..model.train_comm import shard_older_optimizer
 

@@ -397,8 +397,9 @@ def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
         roof, die = recorded_roof(roof_for_on(spec))   # one die of an MI250X (dies.py)
         mismatch = device_mismatch(roof, imp.kernels)
         above = _above_nominal(roof)
-        # another GPU's roof: the clock ncu recorded is not its clock
-        roof, clock = clock_judged(roof, imp.clock_hz, boost or bool(mismatch))
+        # another GPU's roof: the clock ncu recorded is not its clock, so neither scaled
+        # nor said (its note told to leave out an '@boost' never given; s33 C)
+        roof, clock = clock_judged(roof, None if mismatch else imp.clock_hz, boost)
         roof, added = with_recorded_levels(roof, imp.peaks, imp.clock_hz)
         return RoofChoice(roof, f"roof: {roof.name} ({roof.kind}), from --on {on}"
                                 + die + mismatch + above + clock + added)

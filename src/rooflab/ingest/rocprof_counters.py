@@ -280,11 +280,12 @@ _MATRIX_NAMES = tuple((f"SQ_INSTS_VALU_MFMA_MOPS_{p}", precision)
 
 
 def _vector_flop(num: Mapping[str, float], lanes: float
-                 ) -> tuple[dict[str, float], list[str], bool]:
+                 ) -> tuple[dict[str, float], list[tuple[bool, str]], bool]:
     """Vector FLOP by precision, notes on precisions counted from some of their
-    ADD/MUL/FMA/TRANS counters only (as ncu's _partial_note), and whether any was found."""
+    ADD/MUL/FMA/TRANS counters only (as ncu's _partial_note), each with whether that
+    precision counted any FLOP, and whether any counter was found."""
     flop: dict[str, float] = {}
-    notes: list[str] = []
+    notes: list[tuple[bool, str]] = []
     found = False
     get = num.get
     for suffix, precision in VECTOR.items():
@@ -295,7 +296,8 @@ def _vector_flop(num: Mapping[str, float], lanes: float
             if add + mul + fma + trans:
                 flop[precision] = lanes * (add + mul + 2.0 * fma + trans)
             if None in parts:
-                notes.append(_partial_note(suffix, tuple(p is None for p in parts)))
+                notes.append((precision in flop,
+                              _partial_note(suffix, tuple(p is None for p in parts))))
     return flop, notes, found
 
 
@@ -323,7 +325,8 @@ def rocprof_counted(m: Mapping[str, float], mi300: bool | None = None
     if spelled is None or (spelled is False and mi300):
         spelled = mi300
     lanes = _wave_size(m)
-    flop, notes, found = _vector_flop(num, lanes)
+    flop, partial, found = _vector_flop(num, lanes)
+    notes: list[str] = []
     if lanes != 64.0:
         notes.append(f"vector FLOP at {lanes:.0f} lanes per wavefront (the file's wave size)")
     tensor = 0.0
@@ -334,6 +337,10 @@ def rocprof_counted(m: Mapping[str, float], mi300: bool | None = None
             if mops:
                 flop[precision] = flop.get(precision, 0.0) + 512.0 * mops
                 tensor += 512.0 * mops
+    # a precision counted from some of its counters is named where it did that math, or
+    # where the dispatch counted no FLOP at all (the missing counters may be why): not a
+    # bf16 MFMA kernel whose FMA_F32 reads 0 (its FLOP are the MFMA's; review s33 F)
+    notes[:0] = [note for counted, note in partial if counted or not flop]
     if mfma := mfma_note(m):
         notes.append(mfma)
     nbytes, unknown, bnotes = _bytes(c, num, bool(spelled))

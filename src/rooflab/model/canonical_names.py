@@ -9,11 +9,11 @@ from functools import lru_cache
 from typing import Any
 
 from ..errors import InputError
-from ..units import LEVELS, LINKS, UNITS, canonical_dtype
+from ..units import GROUP_LINKS, LEVELS, LINKS, UNITS, canonical_dtype
 
 # Level names as users' scripts and profilers spell them; HBM and GDDR are the DRAM level
 # (../shared/design/ARCHITECTURE.md, "The JSON vocabulary").
-_LEVEL_NAMES = {n.lower(): n for n in LEVELS + LINKS}
+_LEVEL_NAMES = {n.lower(): n for n in LEVELS + LINKS + GROUP_LINKS}
 
 def precision_name(name: Any) -> str:
     """'FP64', 'double', 'float16' -> fp64, fp64, fp16; a name rooflab does not know is kept

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..units import fmt_ai, fmt_pct_range, fmt_times
-from .ceiling import Roof
+from .ceiling import Ceiling, Roof
+from .held_unit import held_unit
 from .kernel import Kernel
 
 # What a quiet machine reaches of its datasheet peaks (seed 004's table: measured matmul
@@ -42,7 +43,7 @@ def datasheet_note(roof: Roof, kernels: Iterable[Kernel]) -> str | None:
     return (f"judged on datasheet peaks ({roof.name}): a quiet machine reaches "
             f"{band_words(HEALTHY_COMPUTE)} of them (seed 004), so % of roof reads up to "
             f"{fmt_times(1 / HEALTHY_COMPUTE[0])} low and the >2x flag is loose; judge by a "
-            f"measured roof (`rooflab probe`; seed 000 §6.2){ridge_words(roof)}")
+            f"measured roof (`rooflab probe`; seed 000 §6.2){ridge_words(roof, kernels)}")
 
 
 def expected_measured_ridge(roof: Roof) -> tuple[float, float] | None:
@@ -66,17 +67,35 @@ def healthy_ridge_band(ridge: float) -> tuple[float, float]:
             ridge * HEALTHY_COMPUTE[1] / HEALTHY_BANDWIDTH[0])
 
 
-def ridge_words(roof: Roof) -> str:
+def ridge_words(roof: Roof, kernels: Iterable[Kernel] = ()) -> str:
     """'; a measured ridge (fp16 tensor / DRAM, 203 on the datasheet) is expected at 158-244
-    FLOP/byte for these bands (bandwidth 75-90 %)' (T4), or '' for a roof without DRAM."""
-    band = expected_measured_ridge(roof)
-    if band is None:
+    FLOP/byte for these bands (bandwidth 75-90 %)' (T4), or '' for a roof without DRAM. The
+    ridge of the ceiling the kernels run at (work_ceiling), not the roof's top one."""
+    dram = roof.find_memory("DRAM")
+    if dram is None or not roof.compute:
         return ""
-    top = roof.top_float_compute()
-    nominal = top.value / roof.bandwidth("DRAM").value
+    top = work_ceiling(roof, kernels)
+    nominal = top.value / dram.value
+    band = healthy_ridge_band(nominal)
     return (f"; a measured ridge ({top.label} / DRAM, {fmt_ai(nominal)} on the datasheet) is "
             f"expected at {fmt_ai(band[0])}-{fmt_ai(band[1])} FLOP/byte for these bands "
             f"(bandwidth {band_words(HEALTHY_BANDWIDTH)})")
+
+
+def work_ceiling(roof: Roof, kernels: Iterable[Kernel] = ()) -> Ceiling:
+    """The ceiling of the precision (at its held unit) with the most FLOP among the kernels:
+    fp64 vector for fp64 kernels (review s33 F4: the note named the fp8 tensor ridge, 156,
+    of an RTX 4060 judging an fp64 kernel whose ridge there is 0.6); the top float ceiling
+    (rooflab.ridge(roof)) for kernels without FLOP."""
+    flop: dict[tuple[str, str | None], float] = {}
+    for k in kernels:
+        unit = held_unit(roof, k)
+        for precision, f in k.flop.items():
+            flop[(precision, unit)] = flop.get((precision, unit), 0.0) + (f or 0.0)
+    if not flop or max(flop.values()) <= 0:
+        return roof.top_float_compute()
+    precision, unit = max(flop, key=flop.__getitem__)
+    return roof.compute_for(precision, unit)[0]
 
 
 def band_words(band: tuple[float, float]) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ..errors import InputError, InputWarning, user_stacklevel
-from ..units import INT_PRECISIONS, LEVELS, LINKS, PRECISIONS
+from ..units import GROUP_LINKS, INT_PRECISIONS, LEVELS, LINKS, PRECISIONS
 from .canonical_names import (
     UNKNOWN_UNIT_WHY,
     level_name,
@@ -68,7 +68,8 @@ _KNOWN_FLOP = frozenset(PRECISIONS + INT_PRECISIONS)
 # "DRAM (triad)" (seed 000 §3.1's roof, which the report tells a kernel to select) and the
 # CPU probe's "DRAM (real traffic)" (model/real_traffic.py); kept in step with
 # probe/gpu/memory.py TRIAD and real_traffic.REAL_TRAFFIC (tests/test_seed_review19a.py)
-_KNOWN_BYTES = frozenset(LEVELS + LINKS + ("DRAM (triad)", "DRAM (real traffic)"))
+_KNOWN_BYTES = frozenset(LEVELS + LINKS + GROUP_LINKS
+                         + ("DRAM (triad)", "DRAM (real traffic)"))
 
 
 # True while a reader builds a file's Kernels: it says the file's unknown names itself,

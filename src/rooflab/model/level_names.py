@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..errors import InputError
-from ..units import LEVELS, LINKS
+from ..units import GROUP_LINKS, LEVELS, LINKS
 from .canonical_names import level_name
 
 KNOWN = (*LEVELS, *LINKS)
@@ -26,7 +26,7 @@ def checked_level(name: Any, where: str) -> str:
         raise InputError(f"{where} {name!r:.40}: a memory level is a name, one of "
                          f"{', '.join(KNOWN)}")
     canonical = level_name(name)
-    if canonical not in KNOWN:
+    if canonical not in KNOWN and canonical not in GROUP_LINKS:   # 'xGMI (--dp ring)'
         raise InputError(f"{where} {canonical}: use one of {', '.join(KNOWN)}")
     return canonical
 

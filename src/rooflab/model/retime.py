@@ -401,10 +401,30 @@ def efficiency_basis(on_roofs: Sequence[Roof], targets: Roof | Sequence[Roof],
         # the kernels were judged at the SM clock ncu recorded (profile_checks.
         # at_recorded_clock), the target at its listed (boost) clock
         return basis, target, (
-            f"{where}, {onto}: not like for like, the efficiency is a share of peaks scaled "
-            f"to the SM clock ncu recorded, carried onto {target.name}'s listed peaks (its "
-            f"boost clock); --on '{basis.name}@boost' takes it against the listed peaks too")
+            f"{where}, {onto}: not like for like, the efficiency is a share of peaks at "
+            f"the SM clock ncu recorded, carried onto {target.name}'s listed peaks (its "
+            f"boost clock){_at_boost(basis)}")
     return basis, target, f"{where}, {onto}: not like for like"
+
+
+# the name profile_import.peaks_roof gives the roof of the peaks an .ncu-rep recorded
+_PEAKS = " (profiler peaks)"
+
+
+def _at_boost(basis: Roof) -> str:
+    """'; --on NAME@boost ...' naming an --on that takes the efficiency against listed
+    peaks: the catalog roof scaled to ncu's clock by its own name, an .ncu-rep's recorded
+    peaks by the device it names ('NVIDIA GeForce RTX 4060 Laptop GPU (profiler
+    peaks)@boost' was no --on at all; s33 C); '' for any other derived roof."""
+    from .roof_schema import SCALED
+
+    if any(n.startswith(SCALED) for n in basis.notes):
+        return f"; --on '{basis.name}@boost' takes it against the listed peaks too"
+    if basis.name.endswith(_PEAKS) and len(basis.name) > len(_PEAKS):
+        device = basis.name.removesuffix(_PEAKS)
+        return (f"; --on '{device}@boost' (its catalog entry) takes it against the listed "
+                f"peaks too")
+    return ""
 
 
 def moves_document(w: WhatIf) -> Mapping[str, object]:

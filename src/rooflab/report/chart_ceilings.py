@@ -11,7 +11,7 @@ from ..model.ceiling import Ceiling, KernelCeiling, Roof
 from ..model.held_unit import held_ceiling, held_unit
 from ..model.kernel import Kernel
 from ..units import fmt_rate, si
-from .chart_parts import roof_label
+from .chart_parts import kernel_who, roof_label
 
 # A roof with more compute ceilings than this is drawn with a selection by default (a
 # catalog GPU has up to 10: fp64/fp32/tf32/fp16/bf16/fp8/int8/int4, vector and tensor).
@@ -212,7 +212,7 @@ def mixed_label(m: MixedRoof, judge: str = "") -> str:
     it is computed); at most three kernel names, so the legend stays one line. A roof other
     than `judge` (the chart's first) is named: a before-roof's kernels share their names
     with the after ones."""
-    names = list(dict.fromkeys(k.name for k in m.kernels))
+    names = list(dict.fromkeys(kernel_who(k) for k in m.kernels))
     who = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     on = f" on {roof_label(m.roof)}" if judge and roof_label(m.roof) != judge else ""
     return f"{who} mixed roof{on} {si(m.value, 'FLOP/s', 4)} (weighted by FLOP share)"

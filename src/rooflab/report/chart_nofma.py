@@ -17,7 +17,7 @@ from ..model.fma_ceiling import FMA_SHARE_NAMED, fma_share_of, mix_ceiling
 from ..model.held_unit import held_unit
 from ..model.kernel import Kernel
 from ..units import fmt_ai, fmt_fraction, si
-from .chart_parts import COMPUTE_BOUND_COLOR, Line, roof_label
+from .chart_parts import COMPUTE_BOUND_COLOR, Line, kernel_who, roof_label
 
 # Line.kind of such a ceiling (chart_draw draws it as a mixed roof, chart_legend names it)
 NOFMA_KIND = "nofma"
@@ -41,7 +41,7 @@ def nofma_lines(shown: Sequence[Roof], kernels: Sequence[Kernel], ref: str | Non
         return []   # a stand-in ceiling or a matrix unit: no add/mul/fma mix to speak of
     value = peak.value * mix_ceiling(share)
     ridge = value / roof.bandwidth(ref).value
-    name = f"{k.name} no-FMA ceiling {si(value, 'FLOP/s')} (FMA share {fmt_fraction(share)})"
+    name = f"{kernel_who(k)} no-FMA ceiling {si(value, 'FLOP/s')} (FMA share {fmt_fraction(share)})"
     return [Line(label=name, xs=(ridge, xlim[1]), ys=(value, value), style="dashed",
                  kind=NOFMA_KIND, roof=roof_label(roof),
                  color=colors.get(id(k), COMPUTE_BOUND_COLOR), level=ref,

@@ -333,3 +333,11 @@ def roof_label(roof: Roof) -> str:
         return f"{roof.name[:-1]}, {roof.kind})"
     return f"{roof.name} ({roof.kind})"
 
+
+
+def kernel_who(k) -> str:
+    """A kernel as a ceiling of its own names it in the legend: with its step where its name
+    does not say it ('sigma_gpp_gpu (steps) [output1]': a trajectory's kernels share one
+    name, and the no-FMA ceiling of one step read as every step's; s33 C)."""
+    step = (k.meta or {}).get("step")
+    return f"{k.name} [{step}]" if step and f"[{step}]" not in k.name else k.name

@@ -56,8 +56,13 @@ def _matmul_mixed(m, n, k, d, batch, name, tile, out_dtype, weights, group_size)
     out = canonical_dtype(out_dtype) if out_dtype is not None else d
     shape = {"m": m, "n": n, "k": k, "batch": batch}
     if weights is not None:
-        w = canonical_dtype(weights)
-        s_b = stored_weight_bytes(w, _size(group_size, "group_size"))
+        w, g = canonical_dtype(weights), _size(group_size, "group_size")
+        # one scale per started group along k: a group that does not divide k (or exceeds
+        # it) still stores a whole scale, ceil(k/g) per column, not the fraction k/g
+        s_b = stored_weight_bytes(w, g)
+        if w in GROUP_SCALED and k % g:
+            # stored_weight_bytes' fp16 scale, 2 B, per started group
+            s_b = dtype_bytes(w) + dtype_bytes("fp16") * -(-k // g) / k
         shape["weight_dtype"] = w
         if w in GROUP_SCALED:
             shape["group_size"] = int(group_size)

@@ -12,8 +12,10 @@ from ..units import canonical_dtype, dtype_bytes, flop_precision
 from .count import COMPULSORY, OpCount
 
 # Precisions whose matrix products run on tensor cores / matrix engines (NVIDIA tensor
-# cores, AMD MFMA, Intel AMX): a matmul in these is held to the tensor ceiling.
-TENSOR_DTYPES = frozenset({"fp16", "bf16", "tf32", "fp8", "int8", "int4", "fp4"})
+# cores, AMD MFMA, Intel AMX): a matmul in these is held to the tensor ceiling. uint8 is
+# int8 math (units.flop_precision): the IMMA takes u8 operands (mma.sync ...s32.u8.u8.s32),
+# as AMX and VNNI do (u8 x s8 -> s32).
+TENSOR_DTYPES = frozenset({"fp16", "bf16", "tf32", "fp8", "int8", "uint8", "int4", "fp4"})
 
 # The largest size an op takes: an int64 tensor dimension (2**63 - 1; torch and numpy hold
 # no larger). Below it the counts stay finite floats (the most factors any op multiplies is

@@ -176,6 +176,24 @@ def _stencil_model(dims, r, s, layer, write_allocate) -> str:
 SPMV_X_REUSE = ("perfect", "none")
 
 
+def _check_index_width(rows: int, nnz: int, index_bytes: int) -> None:
+    """CSR's integers are signed 1, 2, 4 or 8-byte ints (int32 by default; cuSPARSE's
+    CUSPARSE_INDEX_64I, MKL's ILP64 for int64), and the last row pointer holds nnz: int32
+    indexes at most 2**31 - 1 nonzeros, so `spmv 1e8 3e9` at 4 B counted a matrix no
+    int32 CSR can hold, 25 % short of its int64 bytes (review s33 D). 1 and 2 B model
+    relative (delta) column indices (CSR-DU, SELL: advice_sparse's 16-bit lever), whose
+    width does not bound the matrix: no range check there."""
+    if index_bytes not in (1, 2, 4, 8):
+        raise InputError(f"index_bytes (--index-bytes) must be 1, 2, 4 or 8, the width of "
+                         f"a signed integer (4: int32, 8: int64); got {index_bytes}")
+    most = 2**31 - 1
+    if index_bytes == 4 and max(nnz, rows - 1) > most:
+        what = f"nnz={nnz}" if nnz > most else f"rows={rows}"
+        raise InputError(f"{what} does not fit int32 CSR indices (at most {most:,}: row "
+                         f"pointers hold nnz, column indices rows - 1); give index_bytes 8 "
+                         f"(--index-bytes 8, int64)")
+
+
 def spmv(rows: int, nnz: int, dtype: str = "fp64", index_bytes: int = 4, rhs: int = 1,
          x_reuse: str = "perfect", name: str | None = None,
          write_allocate: bool = True) -> OpCount:
@@ -200,6 +218,7 @@ def spmv(rows: int, nnz: int, dtype: str = "fp64", index_bytes: int = 4, rhs: in
     if nnz > rows * rows:
         raise InputError(f"nnz={nnz} exceeds rows² = {rows * rows} (a square matrix of "
                          f"{rows} rows has at most that many nonzeros)")
+    _check_index_width(rows, nnz, index_bytes)
     d, s, _ = _dt(dtype)
     split = {"values": float(nnz * s), "indices": float(nnz * index_bytes),
              "rowptr": float((rows + 1) * index_bytes),

@@ -34,7 +34,13 @@ from .flags import (
     stream_consistency_note,
     sweep_above_roof_note,
 )
-from .flops import MOST_SIMD_RATIO, Measured, blas_threads_match, simd_ratio_note
+from .flops import (
+    MOST_SIMD_RATIO,
+    Measured,
+    blas_threads_match,
+    fp32_below_fp64,
+    simd_ratio_note,
+)
 from .intensity import BYTE_MODEL as SWEEP_BYTE_MODEL
 from .intensity import method_text
 from .load import MachineLoad
@@ -235,6 +241,8 @@ def _assemble(raw: _Raw, spec: ModeSpec, host: HostInfo, arch, threads: int,
     burst = quota_burst(host, threads, cpus, quota_cpus, use)
     compute = flag_undershoot(flag_overshoot(compute, nominal, arch, burst), nominal)
     compute = soften_gave_up(compute, nominal)
+    compute, order_note = fp32_below_fp64(compute)
+    notes += [order_note] if order_note else []
     start, end = raw.peaks["fp64"].rate.best, raw.peak_end.rate.best
     notes += [n for n in (clock_note, drift_note(start, end)) if n]
     mem, mem_notes, dropped = _memory(raw)

@@ -47,6 +47,30 @@ def simd_ratio_note(p: str, ratio: float) -> str | None:
     return None
 
 
+def fp32_below_fp64(compute: list) -> tuple[list, str | None]:
+    """The compute ceilings with a warning on an fp32 vector ceiling measured below the fp64
+    one, and the note saying why that is impossible (None when in order). An fp32 SIMD
+    vector holds twice the lanes of an fp64 one on the same FMA pipes, so an undisturbed
+    fp32 peak is about 2x fp64's; below 1x, other load held the fp32 kernels up and that
+    ceiling judges every fp32 kernel high (review s33 D: fp32 9.36 GFLOP/s under fp64's
+    71.3 on a loaded 2-vCPU VM, and `ai matmul --dtype fp32 --on` took the 9.36)."""
+    from dataclasses import replace
+
+    from ...units import si
+
+    vec = {c.precision: c for c in compute if c.unit == "vector"}
+    f64, f32 = vec.get("fp64"), vec.get("fp32")
+    if f64 is None or f32 is None or f32.value >= f64.value:
+        return list(compute), None
+    note = (f"fp32 vector peak {si(f32.value, 'FLOP/s')} measured below fp64's "
+            f"{si(f64.value, 'FLOP/s')}, which is impossible on an undisturbed run (an fp32 "
+            f"SIMD vector holds twice the lanes of an fp64 one: about 2x fp64's rate): other "
+            f"load held the fp32 kernels up, so every fp32 % of roof judged by it reads "
+            f"high; rerun on a quiet machine")
+    return [replace(c, warnings=c.warnings + (note,)) if c is f32 else c
+            for c in compute], note
+
+
 @dataclass(frozen=True)
 class Measured:
     """One method's measurement of one precision (FLOP/s samples) and its description."""

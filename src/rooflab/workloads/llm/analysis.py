@@ -163,12 +163,37 @@ def longest_context(req: Request) -> int:
     return max(req.decode_context, req.prompt + req.generate - 1)
 
 
+def past_learned_table(cfg: ModelConfig, req: Request, tokens: int) -> str:
+    """The error for a request past a learned position table (GPT-2's wpe: 1024 rows): the
+    lookup has no row for the position, so no step can run (RoPE past
+    max_position_embeddings is context extension: check_context's warning). Names the
+    option that asks for it, as `rooflab train --seq` does (review s33 E)."""
+    n = cfg.max_positions
+    if tokens in (*req.contexts, req.decode_context):
+        asked = f"--context {tokens}"
+    elif tokens in req.prompts or tokens == req.prompt:
+        asked = f"--prompt {tokens}"
+    else:
+        asked = (f"--prompt {req.prompt} + --generate {req.generate} - 1 = {tokens} "
+                 f"positions")
+    return (f"{asked} is longer than {cfg.name}'s learned position table ({n} rows, "
+            f"max_position_embeddings): the model has no position embedding past {n}, so "
+            f"no step can run; keep --context and --prompt + --generate - 1 at {n} or less")
+
+
 def request_floor_s(ttft_s: float, tpot_s: float, generate: int) -> float:
     """A request of `generate` tokens: TTFT + (generate - 1) x TPOT. The prefill ends with
     lm_head on the last prompt position, so it produces the first token; the other
     generate - 1 are decode steps (vLLM / TensorRT-LLM benchmarks: e2e latency = TTFT +
     (output_len - 1) x ITL). --generate 1 is the TTFT alone."""
     return ttft_s + (generate - 1) * tpot_s
+
+
+def _check_positions(cfg: ModelConfig, req: Request, tokens: int) -> str | None:
+    """check_context's warning for `tokens` positions, or past_learned_table's error."""
+    if cfg.positions == "learned" and cfg.max_positions and tokens > cfg.max_positions:
+        raise InputError(past_learned_table(cfg, req, tokens))
+    return check_context(cfg, tokens)
 
 
 def check_context(cfg: ModelConfig, tokens: int) -> str | None:
@@ -209,7 +234,7 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
         raise InputError(f"--context {min((req.decode_context, *req.contexts))} is shorter "
                          f"than --decode-tokens {s.decode_tokens}: the cache holds the step's "
                          f"own tokens too; give a longer --context or fewer --decode-tokens")
-    msg = check_context(cfg, max((seen, *req.contexts, *req.prompts)))
+    msg = _check_positions(cfg, req, max((seen, *req.contexts, *req.prompts)))
     if msg:
         notes.append(msg)
     run_cfg = cfg

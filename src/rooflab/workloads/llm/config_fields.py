@@ -37,20 +37,21 @@ def checked_int(v: Any, key: str, where: str, minimum: int = 1) -> int:
         # before isfinite, which converts to float: a 400-digit JSON integer raised
         # OverflowError there, an internal error (review s22 r1 F8)
         raise InputError(f"{where}: field '{key}' is {_big(v)}, larger than rooflab takes "
-                         f"(at most 2**63 - 1 = {float(MAX_SIZE):.3g}); is the field right?")
+                         f"(at most 2**63 - 1 = {float(MAX_SIZE):.3g}); is the field right?",
+                         field=key)
     ok = (not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
           and v == int(v) and v >= minimum)
     if not ok:
         what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
         raise InputError(f"{where}: field '{key}' must be {what} (a JSON number, no quotes); "
-                         f"got {v!r}")
+                         f"got {v!r}", field=key)
     if v > MAX_SIZE:
         # the op counts take sizes up to an int64 dimension: past it a head count of 1e308
         # overflowed into an internal error, and hidden_size's error named no file or field
         # (review r1 F11)
         raise InputError(f"{where}: field '{key}' is {float(v):.3g}, larger than rooflab "
                          f"takes (at most 2**63 - 1 = {float(MAX_SIZE):.3g}); is the field "
-                         f"right?")
+                         f"right?", field=key)
     return int(v)
 
 
@@ -62,8 +63,12 @@ def _big(v: int) -> str:
 
 
 def aliased_int(d: dict[str, Any], key: str, where: str) -> int | None:
-    v = aliased(d, key)
-    return None if v is None else checked_int(v, key, where)
+    """The first of `key`'s aliases set, checked under the name the file gives it (a GPT-2
+    config's "n_embd": "768" was called field 'hidden_size'; review s33 E)."""
+    for alias in ALIASES.get(key, (key,)):
+        if d.get(alias) is not None:
+            return checked_int(d[alias], alias, where)
+    return None
 
 
 def opt_int(d: dict[str, Any], key: str, where: str, minimum: int = 1) -> int | None:
@@ -93,7 +98,7 @@ def bool_field(d: dict[str, Any], key: str, where: str) -> bool | None:
     if v is None or isinstance(v, bool):
         return v
     raise InputError(f"{where}: field '{key}' must be true or false (JSON booleans, no "
-                     f"quotes); got {v!r}")
+                     f"quotes); got {v!r}", field=key)
 
 
 def check_required(d: dict[str, Any], where: str) -> None:

@@ -55,6 +55,24 @@ def load_config(spec: str) -> ModelConfig:
     return cfg
 
 
+def bundled_name(spec: str) -> str | None:
+    """The bundled config `spec` names ('llama-2-7b', 'TinyLlama-1.1B'), or None: for a
+    reader's "file not found" when a model's name is given where a file goes (review s33
+    E: `rooflab choose llama-2-7b` said only "file not found")."""
+    from ...errors import RooflabError
+
+    if not spec or "/" in spec or "\\" in spec or Path(spec).suffix.lower() in _DATA_SUFFIXES:
+        return None
+    try:
+        return _bundled_match(spec, Path(spec))[0]
+    except RooflabError:
+        return None
+
+
+# what a kernel or profile file is named: never read as a model's name
+_DATA_SUFFIXES = frozenset({".json", ".csv", ".gz", ".txt", ".ncu-rep", ".md", ".html"})
+
+
 def _is_gguf(path: Path) -> bool:
     """A llama.cpp model file: named .gguf, or a file that starts with GGUF's magic."""
     if path.suffix.lower() == ".gguf":
@@ -70,13 +88,33 @@ def _load_file(path: Path) -> ModelConfig:
     """A config.json on disk, named for its folder (or its own stem when not config.json)."""
     if not path.exists():
         raise ParseError("config file not found", path=str(path))
+    text = read_text(path)
     try:
-        data = decode_json(read_text(path), path)
+        data = decode_json(text, path)
     except json.JSONDecodeError as exc:
         raise ParseError(f"not valid JSON: {exc.msg}", path=str(path),
                          line=exc.lineno) from None
-    return parse_config(data, name=path.parent.name if path.name == "config.json"
-                        else path.stem, where=str(path))
+    try:
+        return parse_config(data, name=path.parent.name if path.name == "config.json"
+                            else path.stem, where=str(path))
+    except InputError as exc:
+        raise _at_line(exc, text, str(path)) from None
+
+
+def _at_line(exc: InputError, text: str, where: str) -> InputError:
+    """A field's error with the line the field is on ('config.json:4: field
+    'hidden_size' ...'), and its path, line and field for the --json error document; as it
+    was when the field is not known or not found (review s33 E)."""
+    msg = str(exc)
+    field = exc.field
+    if not field or "." in field or not msg.startswith(f"{where}: "):
+        return exc
+    key = f'"{field}"'
+    line = next((n for n, s in enumerate(text.splitlines(), 1) if key in s), None)
+    if line is None:
+        return exc
+    return InputError(f"{where}:{line}: {msg[len(where) + 2:]}", path=where, line=line,
+                      field=field)
 
 
 def _bundled_match(spec: str, path: Path) -> tuple[str, bool]:

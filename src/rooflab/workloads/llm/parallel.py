@@ -32,8 +32,7 @@ def shard(cfg: ModelConfig, tp: int) -> ModelConfig:
     than tp)."""
     if tp == 1:
         return cfg
-    if cfg.heads % tp:
-        raise InputError(f"--tp {tp} must divide the {cfg.heads} attention heads of {cfg.name}")
+    check_tp_heads(cfg, tp)
     moe = cfg.moe and replace(cfg.moe, intermediate=math.ceil(cfg.moe.intermediate / tp))
     part = cfg.with_(heads=cfg.heads // tp, kv_heads=max(1, cfg.kv_heads // tp),
                      intermediate=math.ceil(cfg.intermediate / tp),
@@ -43,6 +42,24 @@ def shard(cfg: ModelConfig, tp: int) -> ModelConfig:
     if st is None or len(st.layer_bytes) != cfg.layers:
         return part
     return part.with_(stored=replace(st, layer_bytes=_layer_shares(cfg, part, st), tp=tp))
+
+
+def check_tp_heads(cfg: ModelConfig, tp: int) -> None:
+    """Inference --tp N splits the attention heads evenly, and the KV heads either evenly
+    or, fewer than N, each replicated on N / kv devices (vLLM's rule); otherwise an error
+    that lists the degrees that do (review s33 E: it named none, and qwen2.5-7b's 4 KV
+    heads at --tp 7 were counted as one per device where some devices need two)."""
+    heads, kv = cfg.heads, cfg.kv_heads
+    if not heads % tp and (not kv % tp or not tp % kv):
+        return
+    ok = [d for d in range(2, heads + 1) if not heads % d and (not kv % d or not d % kv)]
+    why = (f"must divide the {heads} attention heads of {cfg.name} (each device takes "
+           f"heads / tp of them)" if heads % tp else
+           f"neither divides the {kv} KV heads of {cfg.name} nor is a multiple of them "
+           f"(they split evenly, or each is replicated on tp / {kv} devices, as vLLM "
+           f"requires)")
+    raise InputError(f"--tp {tp} {why}; give --tp "
+                     f"{' or '.join(map(str, ok[:8])) if ok else '1'}")
 
 
 def _layer_shares(cfg: ModelConfig, part: ModelConfig, st: StoredWeights
@@ -89,6 +106,16 @@ class TPResult:
     # payloads above are batch x query_tokens rows, the prefill's per prompt token and
     # its gather (the last position only) are 1/query_tokens of them (review s21 x1 F1)
     query_tokens: int = 1
+    # dies per device (model.dies.software_devices: an MI250X package is 2 GCDs, each a
+    # rank to ROCm): the ring runs over tp x dies ranks, each holding the whole payload,
+    # while `tp` counts packages (its compute and memory are the package's)
+    dies: int = 1
+
+    @property
+    def ring(self) -> int:
+        """The ranks each ring collective runs over: tp x dies (a --tp 4 of MI250X
+        packages is a ring over 8 GCDs: 2 x 7/8 of the bytes, not 2 x 3/4)."""
+        return self.tp * max(1, self.dies)
 
     @property
     def comm_s(self) -> float:
@@ -120,9 +147,10 @@ class TPResult:
         bytes (model.comm_link.allreduce_link_bytes)."""
         if self.link is None or self.tp <= 1:
             return 0.0
-        return (self.allreduces * allreduce_link_bytes(self.allreduce_bytes, self.tp)
-                + allreduce_link_bytes(self.embedding_bytes, self.tp)
-                + (self.tp - 1) / self.tp * self.gather_bytes)
+        n = self.ring
+        return (self.allreduces * allreduce_link_bytes(self.allreduce_bytes, n)
+                + allreduce_link_bytes(self.embedding_bytes, n)
+                + (n - 1) / n * self.gather_bytes)
 
     @property
     def gather_s(self) -> float:
@@ -165,7 +193,7 @@ class TPResult:
     @property
     def latency_s(self) -> float:
         """What one all-reduce pays in latency: 2(tp-1) hops x the link's hop latency."""
-        return self.link.allreduce_latency_s(self.tp) if self.link else 0.0
+        return self.link.allreduce_latency_s(self.ring) if self.link else 0.0
 
     def hop_latency_step_s(self, hop_s: float = HOP_SENSITIVITY_S) -> float:
         """What `hop_s` more latency per ring hop adds to one decode step: 2(tp-1) hops per
@@ -174,8 +202,8 @@ class TPResult:
         --tp 8 --batch 64 on H100, (160 + 1) x 14 + 7 = 2261 hops: +2.26 ms at 1 us)."""
         if self.link is None or self.tp <= 1:
             return 0.0
-        hops = ((self.allreduces + (1 if self.embedding_bytes else 0)) * ring_hops(self.tp)
-                + (self.tp - 1 if self.gather_bytes else 0))
+        hops = ((self.allreduces + (1 if self.embedding_bytes else 0)) * ring_hops(self.ring)
+                + (self.ring - 1 if self.gather_bytes else 0))
         return hops * hop_s
 
     def comm_s_at(self, batch: int, tabled_batch: int) -> float:
@@ -194,18 +222,19 @@ class TPResult:
     def _one_allreduce_s(self, payload: float) -> float:
         if self.link is None or not payload:
             return 0.0
-        return self.link.allreduce_s(payload, self.tp)
+        return self.link.allreduce_s(payload, self.ring)
 
     def _allreduces_s(self, payload: float) -> float:
         if self.link is None:
             return 0.0
-        return self.allreduces * self.link.allreduce_s(payload, self.tp)
+        return self.allreduces * self.link.allreduce_s(payload, self.ring)
 
     def _gather_s(self, nbytes: float) -> float:
         if self.link is None or self.tp <= 1 or not nbytes:
             return 0.0
-        return ((self.tp - 1) * self.link.hop_latency_s
-                + (self.tp - 1) / self.tp * nbytes / self.link.bus_bytes_per_s)
+        n = self.ring
+        return ((n - 1) * self.link.hop_latency_s
+                + (n - 1) / n * nbytes / self.link.bus_bytes_per_s)
 
 
 def tensor_parallel(cfg: ModelConfig, s: Settings, roof: Roof, *, batch: int, context: int,
@@ -228,8 +257,11 @@ def tensor_parallel(cfg: ModelConfig, s: Settings, roof: Roof, *, batch: int, co
     # logits at the residual stream's 16-bit width (lm_head's output dtype)
     gather = rows * cfg.vocab * s.comm_bytes
     # the embedded tokens: one more all-reduce of the same rows x hidden payload
+    from ...model.dies import software_devices
+
     return TPResult(tp, compute, payload, 2 * cfg.layers, link, prompt, gather,
-                    embedding_bytes=payload, query_tokens=s.decode_tokens)
+                    embedding_bytes=payload, query_tokens=s.decode_tokens,
+                    dies=software_devices(roof))
 
 
 def tp_decode_step(cfg: ModelConfig, settings: Settings, roof: Roof, *, batch: int,

@@ -128,9 +128,11 @@ def _links(study: Study) -> tuple[ChosenLink | None, ChosenLink | None]:
 
 def _analyze(cfg, roof, s, req, mem, tp_chosen: ChosenLink | None = None):
     """analyze_llm, with --tp's all-reduce latency and where it came from."""
+    from ...model.dies import software_devices
     from .analysis import analyze_llm
 
-    lat, words = ((tp_chosen.link.allreduce_latency_s(s.tp), latency_words(tp_chosen, s.tp))
+    ring = s.tp * software_devices(roof)     # an MI250X package's --tp: 2 dies each
+    lat, words = ((tp_chosen.link.allreduce_latency_s(ring), latency_words(tp_chosen, ring))
                   if tp_chosen is not None else (0.0, "--link-latency"))
     return analyze_llm(cfg, roof, s, req, device_bytes=mem, link_latency_s=lat,
                        link_latency_source=words)

@@ -217,17 +217,26 @@ def with_dp(r, link: Link, overlap: bool = True):
                                   st.accumulate, stages))
 
 
-def link_roof(roof, link: Link):
-    """The roof with the link as a memory ceiling (bus bandwidth, the link's source), so
-    the communication kernel has a ceiling in the file `report` and `whatif` read."""
+def link_roof(roof, link: Link, group: str = "--dp ring"):
+    """The roof with the link as a memory ceiling (bus bandwidth, the link's source), its
+    method naming the `group` that runs on it (LINK_METHODS), so the communication kernel
+    has a ceiling in the file `report` and `whatif` read. A level the roof has already: as
+    it is, but a train link ceiling of the other group (one link, one bandwidth) says
+    both."""
     from dataclasses import replace
 
     from ...model.ceiling import Ceiling
+    from ...model.train_links import LINK_METHODS, SHARED_LINK_METHOD
 
-    if roof.find_memory(link.level) is not None:
-        return roof
+    have = roof.find_memory(link.level)
+    if have is not None:
+        other = [g for g, m in LINK_METHODS.items() if m == have.method and g != group]
+        if not other:
+            return roof
+        return replace(roof, memory=tuple(replace(c, method=SHARED_LINK_METHOD)
+                                          if c is have else c for c in roof.memory))
     c = Ceiling(link.bus_bytes_per_s, level=link.level, provenance="nominal",
-                source=link.source, method="ring all-reduce bus bandwidth (rooflab train --dp)")
+                source=link.source, method=LINK_METHODS[group])
     return replace(roof, memory=roof.memory + (c,))
 
 

@@ -105,10 +105,14 @@ class TPComm:
         return sum(c.sent * c.calls for c in self.collectives)
 
 
-def tp_collectives(cfg: ModelConfig, setup, link: Link) -> tuple[Collective, ...]:
+def tp_collectives(cfg: ModelConfig, setup, link: Link, dies: int = 1
+                   ) -> tuple[Collective, ...]:
     """The collectives of one optimizer step (module docstring): per layer, the
-    embedding and lm_head, the loss; each `calls` per optimizer step (x --accumulate)."""
-    n, acc = setup.tp, setup.accumulate
+    embedding and lm_head, the loss; each `calls` per optimizer step (x --accumulate).
+    `dies`: ranks per device (model.dies.software_devices: an MI250X package is 2 GCDs,
+    each a rank), so each ring runs over tp x dies ranks, as `rooflab llm --tp` times it
+    (workloads/llm/parallel.TPResult.ring)."""
+    n, acc = setup.tp * max(1, dies), setup.accumulate
     act = setup.tokens * cfg.hidden * setup.width       # b x s x h at the activations' dtype
     per_layer = 6 if setup.recompute == "full" else 4
 
@@ -126,18 +130,56 @@ def tp_collectives(cfg: ModelConfig, setup, link: Link) -> tuple[Collective, ...
             out.append(one(f"tp.allreduce.{where}", "all-reduce", act, calls))
     out.append(one("tp.allreduce.loss", "all-reduce", setup.tokens * LOSS_VALUE_BYTES,
                    LOSS_VALUES * acc))
+    norms = replicated_norm_params(cfg, setup.sequence_parallel)
+    if norms:     # once per optimizer step, after the last micro-batch's backward
+        out.append(one("tp.allreduce.norm_grads", "all-reduce",
+                       norms * norm_grad_width(setup), 1))
     return tuple(out)
+
+
+def norm_grad_width(setup) -> int:
+    """Bytes per norm gradient tp.allreduce.norm_grads moves: --grad-dtype's where given
+    (setup.grad_width), else Megatron-LM's main_grad. _allreduce_layernorm_grads reduces
+    param.main_grad, a view of DDP's gradient buffer, whose dtype is `torch.float if
+    ddp_config.grad_reduce_in_fp32 else param.dtype`
+    (megatron/core/distributed/distributed_data_parallel.py); megatron/training/training.py
+    sets grad_reduce_in_fp32 from --accumulate-allreduce-grads-in-fp32, which
+    megatron/training/arguments.py (validate_args) turns on for --bf16 ("bfloat16 requires
+    gradient accumulation and all-reduce to be done in fp32", unless --grad-reduce-in-bf16)
+    and leaves off for --fp16. So: bf16 4 B, fp16 2 B, fp32 and tf32 4 B."""
+    if setup.grad_dtype is not None:
+        return setup.grad_width
+    return 2 if setup.dtype == "fp16" else 4
+
+
+def replicated_norm_params(cfg: ModelConfig, sequence_parallel: bool) -> int:
+    """The norm parameters whose gradients Megatron-LM all-reduces across the TP group
+    once per optimizer step (megatron/core/distributed/finalize_model_grads.py,
+    _allreduce_layernorm_grads, "All-reduce layernorm grads (for sequence parallelism)":
+    every parameter marked `sequence_parallel` (the norms' weights and biases, which see
+    only 1/N of the tokens under sequence parallelism), and q_layernorm / k_layernorm
+    always under TP; one coalesced all-reduce of the grads as kept, main_grad): with
+    --sequence-parallel every norm (2 per layer + the final one, params.count_params'
+    norms, q/k norms included), else the q/k norms alone (Qwen3's), else 0."""
+    from .params import count_params
+
+    if sequence_parallel:
+        return count_params(cfg).norms
+    return cfg.layers * 2 * cfg.head_dim if cfg.qk_norm else 0
 
 
 def with_tp(r, link: Link):
     """A TrainResult (train.run_train's, at setup.tp) with its TPComm; r where tp is 1."""
     from dataclasses import replace
 
+    from ...model.dies import software_devices
+
     st = r.setup
     if st.tp < 2:
         return r
+    dies = software_devices(r.timing.analysis.roof)
     return replace(r, tp=TPComm(st.tp, st.sequence_parallel, link,
-                                tp_collectives(r.config, st, link)))
+                                tp_collectives(r.config, st, link, dies)))
 
 
 def replicated_bytes(cfg: ModelConfig, sbh: float, w: float, dropout: bool) -> float:

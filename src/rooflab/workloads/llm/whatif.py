@@ -127,6 +127,24 @@ class MeasuredStep:
         """Measured TPOT / rooflab's floor (>= 1 means the point sits below the roof)."""
         return self.kernel.seconds / self.floor_s
 
+    @property
+    def achieved_bytes_per_s(self) -> float:
+        """The step's counted bytes (weights, KV, activations) / the measured TPOT."""
+        return self.point.bytes / self.kernel.seconds
+
+    @property
+    def mbu(self) -> float:
+        """Model bandwidth utilization: achieved_bytes_per_s over the roof's memory
+        bandwidth, as a fraction (Databricks' MBU: (weights + KV) / TPOT / peak bandwidth;
+        here every counted byte). On a memory-bound step it is the percent of the roof."""
+        return self.achieved_bytes_per_s / self.point.bytes_per_s
+
+    @property
+    def mfu(self) -> float:
+        """Model FLOPs utilization: the step's counted FLOP / TPOT over the peak of the
+        ceiling it runs on (fp16 tensor for fp16 weights), as a fraction."""
+        return self.achieved_flop_per_s / self.point.peak_flop_per_s
+
 
 def measured_point(step: Step, roof: Roof, tpot_s: float, *,
                    samples: Sequence[float] = (), name: str | None = None) -> MeasuredStep:
