@@ -37,7 +37,8 @@ ROOF = Roof("hand", "measured",
 
 
 def _legend(d) -> list[str]:
-    return [t.get_text() for t in d.ax_.get_legend().get_texts()]
+    # an entry over 64 characters is folded onto lines (chart_legend.legend_text, s33 I)
+    return [t.get_text().replace("\n", " ") for t in d.ax_.get_legend().get_texts()]
 
 
 # --- F4: a launch-bound predicted point sits at the rate its label states --------------

@@ -34,7 +34,8 @@ def _file(name: str, seconds: float, index: int) -> Kernel:
 
 
 def _legend_texts(display) -> list[str]:
-    return [t.get_text() for t in display.ax_.get_legend().get_texts()]
+    # an entry over 64 characters is folded onto lines (chart_legend.legend_text, s33 I)
+    return [t.get_text().replace("\n", " ") for t in display.ax_.get_legend().get_texts()]
 
 
 # --- 1. sizes with one timed kernel per file -----------------------------------------

@@ -16,7 +16,7 @@ from rooflab.hardware.profile import load_profile
 from rooflab.hardware.resolve import load_roof
 from rooflab.model.ceiling import Ceiling
 from rooflab.report.chart import roofline_data
-from rooflab.report.markdown import _pct
+from rooflab.units import fmt_pct
 from rooflab.workloads.llm import Settings, batch_sweep, decode_step, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,7 +139,7 @@ def test_seeds_page_types_the_fp16_peak_as_fp16(tmp_path, monkeypatch, capsys):
 # --- F4 ------------------------------------------------------------------------------
 
 def test_kernel_table_keeps_two_figures_under_ten_percent(tmp_path, capsys):
-    assert [_pct(x) for x in (1.5, 6.296, 0.74, 9.96, 10.37, 27.3, 0.0, None)] == [
+    assert [fmt_pct(x) for x in (1.5, 6.296, 0.74, 9.96, 10.37, 27.3, 0.0, None)] == [
         # 9.96 and 10.37 keep their side of the 10 % latency line (sides.py, review s22 r4 F3)
         "1.5 %", "6.3 %", "0.74 %", "9.96 %", "10.4 %", "27 %", "0 %", "-"]
     md = tmp_path / "s0.md"

@@ -65,7 +65,7 @@ def test_real_traffic_slope_has_its_own_style_and_legend_words():
     assert line.style == REAL_TRAFFIC_STYLE           # old code: "dashed" (nominal's)
     assert line.ceiling.value == pytest.approx(32 * N)          # 56.8 GB/s
     d.plot()
-    texts = [t.get_text() for t in d.ax_.get_legend().get_texts()]
+    texts = [t.get_text().replace("\n", " ") for t in d.ax_.get_legend().get_texts()]
     assert REAL_TRAFFIC_LEGEND in texts
     # the roof's own lines are all measured: one style, no "dashed nominal" note
     assert "zen4 measured" in texts and not any("dashed nominal" in t for t in texts)

@@ -74,11 +74,12 @@ def test_headroom_beside_the_two_x_flag():
 def test_percent_text_adds_digits_only_at_a_class_line():
     from rooflab.sides import pct_text
 
-    # units.fmt_pct's rounding elsewhere (whole percents, two figures under 1 %); at the
+    # units.fmt_pct's rounding elsewhere (whole percents, two figures under 10 %: 9.4 %,
+    # review s33 J1); at the
     # 10 % latency line, the 50 % (>2x) flag and the 105 % above-roof tolerance, the digits
     # that keep the side
     assert [pct_text(x) for x in (9.996, 10.004, 10.0, 49.95, 104.96, 9.4, 99.51, 0.07)] == [
-        "9.996 %", "10.004 %", "10 %", "49.95 %", "104.96 %", "9 %", "100 %", "0.07 %"]
+        "9.996 %", "10.004 %", "10 %", "49.95 %", "104.96 %", "9.4 %", "100 %", "0.07 %"]
     assert pct_text(49.95, space=True) == "49.95 %"
 
 

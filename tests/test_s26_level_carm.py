@@ -68,8 +68,8 @@ def test_carm_note_gives_both_readings_side_by_side():
                if "CARM" in n]
     assert "DRAM 42.6 GB/s x AI 0.125 = 5.33 GFLOP/s" in note
     assert "L1 100 GFLOP/s, L2 45 GFLOP/s, L3 25 GFLOP/s, DRAM 5.33 GFLOP/s" in note
-    # the per-level figures beside it: L1 3.470 %, DRAM 24.44 %
-    assert "hierarchical reading (no --level) L1 3 %, DRAM 24 % of their own roofs" in note
+    # the per-level figures beside it: L1 3.470 %, DRAM 24.44 % (two figures under 10 %)
+    assert "hierarchical reading (no --level) L1 3.5 %, DRAM 24 % of their own roofs" in note
 
 
 def test_without_carm_the_l1_point_stays_on_its_own_slope():
@@ -168,7 +168,7 @@ def test_report_level_l1_terminal_says_carm_and_65(files, capsys):
     assert "CARM reading (--level L1" in out
     assert "held by DRAM at 42.6 GB/s, the lowest roof above its dot" in out
     assert "= 65 % of roof" in out and "1.53x" in out and "(>2x)" not in out
-    assert "3 % of L1 bandwidth 800 GB/s" in out
+    assert "3.5 % of L1 bandwidth 800 GB/s" in out
 
 
 def test_report_default_unchanged_and_level_dram_is_the_classic(files, capsys):

@@ -17,9 +17,15 @@ import math
 # (placement.LATENCY_FRACTION), flagged more than 2x below the roof under 50 %
 # (diagnose.FLAG_HEADROOM), above the roof past 105 % (sanity_finding.ABOVE_TOLERANCE).
 PCT_LINES = (10.0, 50.0, 105.0)
-# under this a percent keeps two significant figures ('0.07', not '0'); from it on whole
-# percents: units.fmt_pct's rounding, which the tables, chart labels and advice share
+# under this a share keeps two significant figures ('0.07', not '0.1'); from it on one
+# decimal (share_text)
 SMALL_PCT = 0.995
+# under this a percent of roof keeps two significant figures ('1.5', '3.3', '0.07'); from it
+# on whole percents: units.fmt_pct's rounding, which the terminal and Markdown tables, chart
+# labels and advice share (whole percents turned seed 000's gemm_1024 at 4.2 / 280 TFLOP/s
+# = 1.5 % into '2 %', a third off, review r2 F4; the report printed '3.3 %' where `rooflab
+# ncu` printed '3 %' for one figure, review s33 J1)
+FIGURES_PCT = 10.0
 # under this a percent is printed '<0.001 %' (not '4.9e-05 %', review s28 R2 F15)
 TINY_PCT = 0.001
 # from this (whole percents, after rounding) a percent is printed in 3 significant figures,
@@ -79,7 +85,7 @@ def pct_text(pct: float | None, space: bool = True,
         # not '5e-11 %': no class line is near, and the reader needs "next to nothing"
         text = f"<{TINY_PCT:g}" if pct > 0 else f">-{TINY_PCT:g}"
         return f"{text} %" if space else f"{text}%"
-    text = f"{pct:.0f}" if abs(pct) >= SMALL_PCT or pct == 0 else f"{pct:.2g}"
+    text = f"{pct:.0f}" if abs(pct) >= FIGURES_PCT or pct == 0 else f"{pct:.2g}"
     if math.isfinite(pct) and abs(float(text)) >= HUGE_PCT:
         text = f"{pct:.3g}"           # decided after rounding: 9999.6 % is '1e+04 %'
     if "e" not in text:

@@ -242,8 +242,10 @@ def fmt_times(x: float | None) -> str:
 
 def fmt_pct(pct: float | None, space: bool = True) -> str:
     """A percent of roof, rounded one way everywhere (tables, chart labels, advice, reports):
-    whole percents from 1 %, two figures under it, so an overhead-bound rmsnorm at 0.07 %
-    is not '0 %' and 49.4999 is '49 %' on every page. SI style, a space before the sign,
+    whole percents from 10 %, two figures under it, so an overhead-bound rmsnorm at 0.07 %
+    is not '0 %', 1.5 % is not '2 %' (a third off, review r2 F4), the report's Markdown and
+    `rooflab ncu` print one figure alike ('3.3 %', review s33 J1) and 49.4999 is '49 %' on
+    every page. SI style, a space before the sign,
     in every output ("49 %"; `space=False` gives the bare "49%"). None: "-". Near a line
     that decides a class (10 % latency, 50 % the >2x flag, 105 % above the roof) it keeps
     the digits that hold its side: a latency-bound 9.996 % is '9.996 %', not '10 %'

@@ -107,11 +107,40 @@ def list_details(json_out: bool) -> None:
     if json_out:
         emit_document({"byte_model": BYTE_MODEL, "kernels": rows})
         return
-    for r in rows:
-        typer.echo(f"{r['kernel']:<10} {r['formula']:<36} streams {r['streams']}  "
-                   f"loads {r['loads']}  stores {r['stores']}  FLOP {r['flop_per_update']}  "
-                   f"bytes {r['bytes_per_update']}   likwid {r['likwid']}")
-        if r["note"]:
-            typer.echo(f"{'':<11}note: {r['note']}")
+    from .common import console
+
+    out = console()
+    out.print(details_table(rows))
+    notes = [f"  {r['kernel']}: {r['note']}" for r in rows if r["note"]]
+    typer.echo("\n".join(["notes:"] + notes) if notes else "")
     typer.echo(f"per update (one element of each stream); bytes: {BYTE_MODEL}; "
                f"numba emits no non-temporal stores (no copy_mem/store_mem)")
+
+
+DETAILS_HEADERS = ("kernel", "formula", "streams", "loads", "stores", "FLOP", "bytes",
+                   "likwid-bench")
+
+
+def details_table(rows: list[dict]):
+    """--list --details as a table: one column per figure, numbers right-aligned under
+    their header (the old lines put 'FLOP 4096' and 'bytes 8' at a different column in
+    each row, review s33 I); a kernel's note goes below the table, not between rows."""
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 1, 0, 0),
+                  pad_edge=False, header_style="bold")
+    for i, h in enumerate(DETAILS_HEADERS):
+        # the kernel name and the figures are never cut; the formula and likwid's words
+        # wrap within their columns on a narrow terminal
+        numeric = 2 <= i < len(DETAILS_HEADERS) - 1
+        text = i in (1, len(DETAILS_HEADERS) - 1)
+        table.add_column(h, justify="right" if numeric else "left", no_wrap=not text,
+                         overflow="fold", min_width=14 if text else None)
+    for r in rows:   # literal text: 'a[i] = b[i]' is no markup
+        likwid = r["likwid"].removeprefix(f"{r['kernel']}: ")
+        table.add_row(*(escape(str(c)) for c in (
+            r["kernel"], r["formula"], r["streams"], r["loads"], r["stores"],
+            r["flop_per_update"], r["bytes_per_update"], likwid)))
+    return table

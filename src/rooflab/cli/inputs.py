@@ -78,7 +78,10 @@ def resolve_on(spec: str) -> tuple[Roof, ...]:
     """The roofs one --on names, the one that judges first: an .ncu-rep's recorded peaks
     (one roof), else hardware.resolve.load_roofs (a catalog name; a profile: measured,
     then nominal; an analysis or roof JSON; rocprof-compute's roofline.csv or its
-    workload folder)."""
+    workload folder). A family name's note ('h100' is the H100 SXM, of three) is said
+    here, before the verb's output (options.say_name_note_now)."""
+    from .options import say_name_note_now
+
     if spec.lower().endswith(".ncu-rep"):
         from ..ingest.profile_import import roof_for_on
 
@@ -89,6 +92,7 @@ def resolve_on(spec: str) -> tuple[Roof, ...]:
     if not roofs:
         raise InputError(f"--on {spec}: holds no roof; give a catalog name (`rooflab specs "
                          f"list`) or a profile from `rooflab probe -o`")
+    say_name_note_now(spec)
     return roofs
 
 

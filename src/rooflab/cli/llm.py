@@ -163,6 +163,9 @@ def register(app) -> None:
                                            "gpu_memory_utilization (0.9 there); of "
                                            "the driver's total where the catalog has it"),
         tpot_ms: float = typer.Option(None, "--tpot-ms", help="a measured TPOT to place"),
+        ttft_ms: float = typer.Option(None, "--ttft-ms", help="a measured TTFT to place: the "
+                                      "prefill of the first --prompt at the first --batch; "
+                                      "said under every --phase, as the TTFT floor is"),
         launches: int = typer.Option(None, "--launches", help="kernels per decode step of "
                                      "the --tpot-ms run (nsys, torch.profiler), for the gap "
                                      "split (default: the fused count, with eager HF "
@@ -205,7 +208,7 @@ def register(app) -> None:
         pp_link_rate = (parse_link_rate(pp_link_bw, "--pp-link-bw") if pp_link_bw is not None
                         else None)
         _check_pp(pp, micro_batches, pp_link_bw, pp_link_latency)
-        _check_tpot(tpot_ms)
+        _check_measured(tpot=tpot_ms, ttft=ttft_ms)
         check_gpu_mem_util(gpu_mem_util)
         from .common import check_output
 
@@ -217,8 +220,7 @@ def register(app) -> None:
             context=contexts[0] if contexts else None, contexts=contexts, prompts=prompts,
             generate=generate, weights=weights, kv=kv, act=act, attn=attn, group=group,
             decode_tokens=decode_tokens, tp=tp, link_bw=link_rate, memory=memory,
-            tpot_ms=tpot_ms, launches=launches,
-            phase=phase,
+            tpot_ms=tpot_ms, ttft_ms=ttft_ms, launches=launches, phase=phase,
             whatif=whatif, compare=compare, json_out=json_out, output=output,
             latency=latency, pp=pp,
             micro_batches=micro_batches, pp_link_bw=pp_link_rate, link_from=link_from,
@@ -247,10 +249,12 @@ def _check_modes(phase: str, whatif: bool, tp: int, pp: int) -> None:
                          "--whatif")
 
 
-def _check_tpot(tpot_ms: float | None) -> None:
-    if tpot_ms is not None and (not tpot_ms > 0 or math.isinf(tpot_ms)):
-        raise InputError(f"--tpot-ms must be a positive time in milliseconds (e.g. 15); "
-                         f"got {tpot_ms:g}")
+def _check_measured(**times: float | None) -> None:
+    """--tpot-ms and --ttft-ms: positive and finite (NaN and inf refused)."""
+    for name, ms in times.items():
+        if ms is not None and (not ms > 0 or math.isinf(ms)):
+            raise InputError(f"--{name}-ms must be a positive time in milliseconds (e.g. "
+                             f"{15 if name == 'tpot' else 40}); got {ms:g}")
 
 
 def _compared_names(compare: str) -> list[str]:
@@ -286,7 +290,7 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
         link_from: str | None = None, on_note: str | None = None,
         contexts: tuple[int, ...] = (), prompts: tuple[int, ...] = (),
         launches: int | None = None, gpu_mem_util: float | None = None,
-        decode_tokens: int = 1) -> None:
+        decode_tokens: int = 1, ttft_ms: float | None = None) -> None:
     """The options resolved into a Study (workloads.llm.study), run and shown; link_bw and
     pp_link_bw in bytes/s (parsed once, by the command), latency as typed for the
     --link-* link; contexts and prompts: the sequence-length sweeps (Request)."""
@@ -326,6 +330,7 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     study = Study(cfg, roof, s, req, device_bytes=mem, tp_link=tpl, pp_link=stage,
                   micro_batches=micro_batches,
                   tpot_s=None if tpot_ms is None else tpot_ms / 1e3, launches=launches,
+                  ttft_s=None if ttft_ms is None else ttft_ms / 1e3,
                   whatif=whatif, memory_from=memory_from,
                   compare=_compared(compare, gpu_mem_util), notes=notes)
     res, said = _run_study(study)

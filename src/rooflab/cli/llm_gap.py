@@ -1,6 +1,7 @@
-"""`rooflab llm --measured`'s gap line: seed 004's split of a measured TPOT's distance
-above the work floor into kernel launches and the rest (split out of cli/llm_render.py,
-which prints it)."""
+"""`rooflab llm --tpot-ms` and `--ttft-ms`: the measured line (the point on the roof, MBU
+and MFU) and the gap line, seed 004's split of a measured TPOT's distance above the work
+floor into kernel launches and the rest (split out of cli/llm_render.py, which prints
+them)."""
 
 from __future__ import annotations
 
@@ -8,18 +9,38 @@ from ..units import fmt_pct_range, fmt_seconds
 from .llm_words import span
 
 
-def utilization(m) -> str:
+def measured_line(m) -> str:
+    """A measured step on the roof (workloads.llm.whatif.MeasuredStep): 'measured TPOT 15
+    ms: 144 GFLOP/s at AI 1.04 = 43 % of the roof, 2.30x the floor; MBU 43 % (...), MFU
+    0.22 % (...)'; a prefill's is 'measured TTFT', with MFU first, what a compute-bound
+    prefill is judged by."""
+    from ..sides import times_text
+    from ..units import fmt_ai, fmt_pct, fmt_rate
+
+    prefill = m.kernel.meta.get("op") == "prefill_step"
+    # 10x the floor is the 10 % latency line: 10.03x, not '10.0x' (s28 R2 F4); fmt_times's
+    # rule otherwise ('1.84x', '33.5x')
+    return (f"measured {'TTFT' if prefill else 'TPOT'} {fmt_seconds(m.kernel.seconds)}: "
+            f"{fmt_rate(m.achieved_flop_per_s, m.point.precision)} at AI "
+            f"{fmt_ai(m.point.ai)} = {fmt_pct(m.percent_of_roof)} of the roof, "
+            f"{times_text(m.floor_ratio, 10.0)} the floor; {utilization(m, prefill)}")
+
+
+def utilization(m, mfu_first: bool = False) -> str:
     """A measured step's MBU and MFU (workloads.llm.whatif.MeasuredStep), the two numbers
     serving benchmarks quote: 'MBU 43 % (139 GB/s of DRAM 320 GB/s), MFU 0.22 % (of fp16
-    tensor 65 TFLOP/s)' (review s33 E: the line gave only the percent of the roof)."""
+    tensor 65 TFLOP/s)' (review s33 E: the line gave only the percent of the roof);
+    mfu_first: MFU, then MBU (a prefill's)."""
     from ..units import fmt_pct, fmt_rate, si
 
     pt = m.point
     memory = pt.memory_ceiling or pt.level
     compute = pt.compute_ceiling or pt.precision
-    return (f"MBU {fmt_pct(100 * m.mbu)} ({si(m.achieved_bytes_per_s, 'B/s')} of {memory} "
-            f"{si(pt.bytes_per_s, 'B/s')}), MFU {fmt_pct(100 * m.mfu)} (of {compute} "
-            f"{fmt_rate(pt.peak_flop_per_s, pt.precision)})")
+    mbu = (f"MBU {fmt_pct(100 * m.mbu)} ({si(m.achieved_bytes_per_s, 'B/s')} of {memory} "
+           f"{si(pt.bytes_per_s, 'B/s')})")
+    mfu = (f"MFU {fmt_pct(100 * m.mfu)} (of {compute} "
+           f"{fmt_rate(pt.peak_flop_per_s, pt.precision)})")
+    return f"{mfu}, {mbu}" if mfu_first else f"{mbu}, {mfu}"
 
 
 def shares(lo: float, hi: float, whole: float) -> str:

@@ -26,6 +26,28 @@ def gap_launches(res: LlmRun) -> dict:
             "eager_launch_s": None if eager is None else [eager * lo, eager * hi]}
 
 
+def _placed(m) -> dict:
+    """A measured step's place on the roof (workloads.llm.whatif.MeasuredStep)."""
+    return {"achieved_flop_per_s": m.achieved_flop_per_s,
+            "percent_of_roof": m.percent_of_roof, "floor_ratio": m.floor_ratio,
+            "achieved_bytes_per_s": m.achieved_bytes_per_s, "mbu": m.mbu, "mfu": m.mfu,
+            "gap_s": m.kernel.seconds - m.floor_s}
+
+
+def measured_dict(res: LlmRun) -> dict:
+    """llm.measured: --tpot-ms's decode step (tpot_s, its place, the gap's launches) and,
+    under "prefill", --ttft-ms's prefill (ttft_s and its place)."""
+    out: dict = {}
+    if res.measured:
+        m = res.measured[0]
+        out = {"tpot_s": m.kernel.seconds, **_placed(m),
+               "gap_launch_s": list(res.result.decode.launch_s_range), **gap_launches(res)}
+    if res.measured_prefill:
+        m = res.measured_prefill[0]
+        out["prefill"] = {"ttft_s": m.kernel.seconds, **_placed(m)}
+    return out
+
+
 def result_dict(res: LlmRun, phase: str = "both") -> dict:
     """The JSON vocabulary: result_to_dict plus what the options added under "llm"."""
     from ..workloads.llm.analysis import result_to_dict
@@ -33,22 +55,16 @@ def result_dict(res: LlmRun, phase: str = "both") -> dict:
     from .llm_tp_lines import tp_sweep_rows
 
     r, tpr = res.result, res.tpr
-    # --phase prefill: the vocabulary's kernels are the prefill's (what plot/choose read)
-    data = result_to_dict(r, measured=[m.kernel for m in res.measured], phase=phase)
+    # --phase prefill: the vocabulary's kernels are the prefill's (what plot/choose read),
+    # a --ttft-ms prefill beside them (model.choose.WHOLE_STEP_OPS: a comparison point)
+    data = result_to_dict(r, measured=[m.kernel for m in res.measured] + (
+        [m.kernel for m in res.measured_prefill] if phase == "prefill" else []), phase=phase)
     llm = data["llm"]
     llm["settings"] = kv_settings(llm["settings"], r.settings)
     if res.memory_from and isinstance(llm.get("footprint"), dict):
         llm["footprint"]["device_bytes_from"] = res.memory_from   # as the memory line
-    if res.measured:
-        m = res.measured[0]
-        llm["measured"] = {"tpot_s": m.kernel.seconds, "achieved_flop_per_s":
-                           m.achieved_flop_per_s, "percent_of_roof": m.percent_of_roof,
-                           "floor_ratio": m.floor_ratio,
-                           "achieved_bytes_per_s": m.achieved_bytes_per_s,
-                           "mbu": m.mbu, "mfu": m.mfu,
-                           "gap_s": m.kernel.seconds - m.floor_s,
-                           "gap_launch_s": list(r.decode.launch_s_range),
-                           **gap_launches(res)}
+    if res.measured or res.measured_prefill:
+        llm["measured"] = measured_dict(res)
     if tpr:
         llm["totals"] = totals(r, tpr)
         llm["parallel"] = {"tp": tpr.tp, "ring_ranks": tpr.ring,
@@ -130,13 +146,14 @@ def _write_output(output: str, data: dict, res: LlmRun, phase: str = "decode") -
     elif suffix == ".csv":
         save_text(output, csv_text(data["llm"]))
     else:
-        save_chart(output, res.result, res.measured, [res.result.roof, *res.others], phase)
+        measured = res.measured_prefill if phase == "prefill" else res.measured
+        save_chart(output, res.result, measured, [res.result.roof, *res.others], phase)
 
 
 def save_chart(path: str, r, measured, roofs, phase: str = "decode") -> None:
-    """The roofline of one phase: `prefill` draws the prefill's kernels; `decode` (and
-    `both`, as documented) the decode step's, with the batch sweep and a --tpot-ms point,
-    which are decode steps and so stay off the prefill chart."""
+    """The roofline of one phase: `prefill` draws the prefill's kernels (with a --ttft-ms
+    point); `decode` (and `both`, as documented) the decode step's, with the batch sweep
+    and a --tpot-ms point, which are decode steps and so stay off the prefill chart."""
     from ..model.kernel import Kernel
     from ..report.chart import plot_roofline, save_figure
 
@@ -154,8 +171,7 @@ def save_chart(path: str, r, measured, roofs, phase: str = "decode") -> None:
                                   bytes={"DRAM": st.bytes}, unit="tensor",
                                   provenance={"flop": "derived", "bytes": "derived"},
                                   meta={"batch": st.batch, "step_label": f"b={st.batch}"}))
-    if not prefill:
-        kernels += [m.kernel for m in measured]
+    kernels += [m.kernel for m in measured]   # the caller's: this phase's measured point
     title = (f"{r.config.name} prefill ({r.request.batch} x {r.request.prompt} tokens)"
              if prefill else f"{r.config.name} decode")
     display = plot_roofline(roofs, kernels, level="DRAM",

@@ -5,11 +5,8 @@ chart)."""
 from __future__ import annotations
 
 from ..model.choose import WITH_LAUNCHES
-from ..sides import times_text
 from ..units import (
     fmt_ai,
-    fmt_pct,
-    fmt_rate,
     fmt_seconds,
     fmt_times,
     per_s,
@@ -19,7 +16,7 @@ from ..units import (
 from ..workloads.llm.analysis import request_floor_s
 from ..workloads.llm.eager import eager_estimate_missing
 from ..workloads.llm.study import LlmRun
-from .llm_gap import gap_line, utilization
+from .llm_gap import gap_line, measured_line
 from .llm_pipeline_render import _dtypes_fit, pipeline_lines
 from .llm_sweep_render import (
     context_sweep_lines,
@@ -369,15 +366,11 @@ def print_report(out, run: LlmRun, phase: str, said: frozenset = frozenset()) ->
             out.print(f"the sweep's tokens/s are one batch in flight (batch / TPOT floor); "
                       f"with {run.ppr.micro_batches} micro-batches the pipeline throughput "
                       f"line below gives batch {req.batch}'s", soft_wrap=True, markup=False)
+    for m in run.measured_prefill:   # --ttft-ms: the TTFT floor is said under any phase
+        out.print(measured_line(m), soft_wrap=True, markup=False)
     if measured:
         m = measured[0]
-        out.print(f"measured TPOT {fmt_seconds(m.kernel.seconds)}: "
-                  f"{fmt_rate(m.achieved_flop_per_s, m.point.precision)} at AI "
-                  f"{fmt_ai(m.point.ai)} = {fmt_pct(m.percent_of_roof)} of the "
-                  # 10x the floor is the 10 % latency line: 10.03x, not '10.0x' (s28 R2 F4);
-                  # fmt_times's rule otherwise ('1.84x', '33.5x')
-                  f"roof, {times_text(m.floor_ratio, 10.0)} the floor; {utilization(m)}",
-                  soft_wrap=True, markup=False)
+        out.print(measured_line(m), soft_wrap=True, markup=False)
         line = gap_line(m.kernel.seconds - m.floor_s, r.decode, run.measured_launches,
                         eager_estimate_missing(r.config, r.settings))
         if line:

@@ -84,33 +84,66 @@ def _several_roofs(verb: str, given: list[str]) -> str:
 
 
 def _on_default(ctx: typer.Context, param: typer.CallbackParam, given):
-    """--on (_on_given); a name that fits several sizes or boards is said when the command
-    has run (say_name_notes)."""
+    """--on (_on_given); a name that fits several sizes or boards is said as the verb
+    resolves it (say_name_note_now), else when the command has run (say_name_notes)."""
     value = _on_given(ctx, param, given)
     if not ctx.resilient_parsing:
-        ctx.call_on_close(lambda: say_name_notes(value))
+        said: set[str] = set()
+        _SAID[:] = [said]      # this command's; the verb's body may run in another thread
+
+        def close() -> None:
+            _SAID.clear()
+            say_name_notes(value, said)
+
+        ctx.call_on_close(close)
     return value
 
 
-def say_name_notes(value) -> None:
+# the --on names whose note the running command said already (one set while a command
+# with --on runs: _on_default sets it, its close clears it)
+_SAID: list[set[str]] = []
+
+
+def say_name_note_now(spec) -> None:
+    """The note on which device a family name chose, said when a verb resolves its --on
+    (cli/inputs.resolve_on, cli/profiled.report_import), so it stands before the table it
+    judges, not after it (`rooflab ncu F --on h100` printed "note: 'h100' is NVIDIA H100
+    SXM (also: ...)" under the table, review s33 J2). Only while a command with --on runs,
+    once per name: the close-time say_name_notes skips a name said here; the Python API
+    says nothing."""
+    if _SAID:
+        _say_once(spec, _SAID[0])
+
+
+def say_name_notes(value, said: set[str] | None = None) -> None:
     """A bare family name picks one of several sizes or boards (--on A100: the 80GB SXM
     of four, where LLM-Viewer's nvidia_A100 is the 40 GB card): one `note:` line on
-    stderr per name, once per command, after it ran (hardware.resolve.name_note; review
-    r4 F2). stdout, --json's document included, stays as it was; a command that failed
-    says only its error."""
+    stderr per name, once per command (hardware.resolve.name_note; review r4 F2): before
+    the output where the verb resolved it (say_name_note_now; `said` holds those), else
+    after it ran. stdout, --json's document included, stays as it was; a command that
+    failed says only its error (and the note, where it was said before the failure)."""
     import sys
 
     failed = sys.exc_info()[1]   # set while the context closes on an exception
     if failed is not None and getattr(failed, "exit_code", 1) != 0:
         return
+    said = set() if said is None else said
+    specs = [value] if isinstance(value, str) else list(value or ())
+    for spec in dict.fromkeys(specs):
+        _say_once(spec, said)
+
+
+def _say_once(spec, said: set[str]) -> None:
     from ..hardware.resolve import name_note
     from .common import say
 
-    specs = [value] if isinstance(value, str) else list(value or ())
-    for spec in dict.fromkeys(specs):
-        note = name_note(spec)
-        if note:
-            say("note", note)
+    key = str(spec)
+    if key in said:
+        return
+    said.add(key)
+    note = name_note(spec)
+    if note:
+        say("note", note)
 
 
 def _on_given(ctx: typer.Context, param: typer.CallbackParam, given):

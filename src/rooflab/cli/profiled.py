@@ -348,6 +348,10 @@ def report_import(imp: ProfileImport, *, on: str | None, top: int, json_out: boo
     level = _level(level, imp.kernels)
     check_top(top)
     choice = _env_worded(choice or choose_roof(on, imp), on)
+    if on:   # which device a family name chose, before the table (review s33 J2)
+        from .options import say_name_note_now
+
+        say_name_note_now(on)
     # --level L1 is CARM as in report and plot (s26 v2 F4); another level's rows are worded
     # with every level in view (review s18 r4 F2, level_view.analyze_in_view)
     analysis, full = analyze_in_view(choice.roof, imp.kernels, level, analyze)

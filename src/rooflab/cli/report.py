@@ -324,9 +324,11 @@ def register(app) -> None:
             from ..report.terminal import terminal_summary
 
             said, source = _reading_said(analysis, level, inputs.source)
+            # -o: the summary (roof, priorities, notes); the diagnoses are in the file
             wide_console().print(terminal_summary(said, diags, top=top, source=source,
                                                   profile=inputs.profile,
-                                                  extra=_levels_table(analysis, level, top)))
+                                                  extra=_levels_table(analysis, level, top),
+                                                  written=output))
             if output:
                 wrote(output)
         _gate(diags, fail_below)

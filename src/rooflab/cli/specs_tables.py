@@ -162,7 +162,7 @@ def compare_ratios(devices) -> dict[str, Any]:
     each); null where either has no figure, as the table's '-' (review r1 F12)."""
     num, den, percent = ratio_order(devices)
     a, b = devices[num], devices[den]
-    figures = [] if any(getattr(d, "kind", None) == "cpu" for d in devices) else [
+    figures = [] if _no_memory_ratio(devices) else [
         ("memory", "B", a.memory_bytes, b.memory_bytes)]
     for level in _levels(devices):
         mem = [(c.value if (c := d.roof.find_memory(level)) is not None else None)
@@ -313,6 +313,14 @@ def kind_mismatch_note(devices) -> str | None:
             f"{f.path}` names the machine it measured)")
 
 
+def _no_memory_ratio(devices) -> bool:
+    """No memory-size ratio: a catalog CPU's memory is the most its sockets take (6 TB),
+    no size to reach; a CPU profile's is its host's RAM, no match for a GPU's memory
+    (review s33 I: `specs compare t4 me.json` printed 16 GB / 25.3 GB = 0.632)."""
+    return (any(getattr(d, "kind", None) == "cpu" for d in devices)
+            or kind_mismatch_note(devices) is not None)
+
+
 def _compute_order(devices) -> list[tuple[str, str]]:
     """Every (precision, unit) the devices have a peak for, fp64 first, vector before tensor."""
     from ..units import PRECISIONS, UNITS
@@ -330,8 +338,7 @@ def compare_rows(devices, ratio: bool = False) -> list[list[str]]:
 
     labels = [f"{p} {u}" for p, u in _compute_order(devices)]
     memory = [d.memory_bytes for d in devices]   # a FileRoof's: its host's RAM
-    # a catalog CPU's memory is the most its sockets take (6 TB), no size to reach
-    cpu = any(getattr(d, "kind", None) == "cpu" for d in devices)
+    cpu = _no_memory_ratio(devices)
     rows = [["kind"] + [f"{d.roof.kind} roof" if isinstance(d, FileRoof) else d.kind
                         for d in devices],
             ["memory"] + [si(m, "B") if m else "-" for m in memory] + (

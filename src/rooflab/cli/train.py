@@ -325,6 +325,9 @@ def die_words(roof, dp: int, tp: int = 1) -> tuple[str, ...]:
     if n <= 1:
         return ()
     ranks = (f"; --dp {dp} counts packages here, {dp * n} dies" if dp > 1 else "")
+    if dp > 1 and tp == 1:   # the ring's ranks (train_dp.dp_ranks)
+        ranks += (f", each a rank of the data-parallel ring (all-reduce 2 x {dp * n - 1}/"
+                  f"{dp * n} of the gradients)")
     if tp > 1:    # as `rooflab llm --tp` says it (llm_words), the link words too
         ranks += (f"; --tp {tp} counts packages, as `rooflab llm --tp` does: {tp * n} dies, "
                   f"each a rank of its collectives' ring (all-reduce 2 x {tp * n - 1}/"

@@ -142,9 +142,19 @@ def dp_lines(r) -> list[str]:
         f"{fmt_seconds(dp.exposed_s)}{tp_words(r)} = {fmt_seconds(r.floor_s)}; "
         f"{si(dp.link_bytes, 'B')} sent per device",
         f"link: {dp.link.level} {si(dp.link.bus_bytes_per_s, 'B/s')} bus bandwidth"
-        f"{hop_words(dp.link)} ({dp.link.source}); ring: all-reduce 2(N-1)/N x bytes, "
-        f"reduce-scatter and all-gather (N-1)/N each",
+        f"{hop_words(dp.link)} ({dp.link.source}); ring{ranks_words(dp)}: all-reduce "
+        f"2(N-1)/N x bytes, reduce-scatter and all-gather (N-1)/N each",
     ]
+
+
+def ranks_words(dp) -> str:
+    """' over 16 ranks (--dp 8 packages x 2 dies, each a rank: N = 16)' where the ring
+    runs over more ranks than --dp counts devices (an MI250X: train_dp.dp_ranks); ''
+    elsewhere."""
+    if dp.ring_ranks == dp.n:
+        return ""
+    return (f" over {dp.ring_ranks} ranks (--dp {dp.n} packages x {dp.ring_ranks // dp.n} "
+            f"dies, each a rank: N = {dp.ring_ranks})")
 
 
 def tp_words(r) -> str:
@@ -161,7 +171,7 @@ def hop_words(link: Link) -> str:
 def dp_dict(r) -> dict:
     """The `train.dp` JSON section."""
     dp = r.dp
-    return {"n": dp.n, "zero": dp.zero, "overlap": dp.overlap,
+    return {"n": dp.n, "ring_ranks": dp.ring_ranks, "zero": dp.zero, "overlap": dp.overlap,
             "link": {"level": dp.link.level, "bus_bytes_per_s": dp.link.bus_bytes_per_s,
                      "hop_latency_s": dp.link.hop_latency_s, "source": dp.link.source},
             "comm_s": dp.comm_s, "allreduce_s": dp.comm_s, "exposed_s": dp.exposed_s,

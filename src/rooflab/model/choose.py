@@ -32,7 +32,7 @@ from .held_unit import held_ceiling
 from .kernel import Kernel
 
 # Kernels that stand for a whole step whose parts sit beside them in the same file.
-WHOLE_STEP_OPS = frozenset({"decode_step"})
+WHOLE_STEP_OPS = frozenset({"decode_step", "prefill_step"})   # --tpot-ms, --ttft-ms
 
 # One name, one definition, in llm, whatif and choose (docs/llm.md "Two floors"): the work
 # floor is max(FLOP / P, bytes / B) per kernel, summed; "with launches" holds each kernel
@@ -183,9 +183,10 @@ def split_whole_steps(kernels: Sequence[Kernel]) -> tuple[tuple[Kernel, ...], tu
     """(work, whole steps) of one file's kernels.
 
     A `rooflab llm --tpot-ms` document holds the step's kernels and, beside them, the
-    whole measured decode step (meta op 'decode_step'): the same FLOP, bytes and launches
-    again. The per-kernel rows are the work; the step is the comparison point. It counts
-    as work only when the file holds nothing else.
+    whole measured decode step (meta op 'decode_step'; `--ttft-ms`: the prefill,
+    'prefill_step'): the same FLOP, bytes and launches again. The per-kernel rows are the
+    work; the step is the comparison point. It counts as work only when the file holds
+    nothing else.
     """
     kernels = tuple(kernels)
     steps = tuple(k for k in kernels if k.meta.get("op") in WHOLE_STEP_OPS)

@@ -98,9 +98,11 @@ def roof_clock(roof: Roof, kernels: Sequence[Kernel] = ()) -> str:
             if m:
                 words = m.group(2) or ("the clock the probe measured" if "probe" in
                                        roof.source else "")
-                return f"peaks at {float(m.group(1)):g} GHz" + (f" ({words})" if words else "")
+                # 3 figures: the probe's clock is in the method as 2.25674 GHz (s33 I)
+                return f"peaks at {float(m.group(1)):.3g} GHz" + (f" ({words})" if words
+                                                                   else "")
     if roof.kind == "measured" and "probe" in roof.source:
         ghz = _probe_clock(roof)
         if ghz:
-            return f"peaks at {ghz:g} GHz (the clock the probe measured)"
+            return f"peaks at {ghz:.3g} GHz (the clock the probe measured)"
     return ""

@@ -17,7 +17,7 @@ from .chart_layout_cost import AXES_PT, has_leader
 
 # How the marks look (chart_marks) and the legend (chart_legend) live in their own
 # modules.
-from .chart_legend import _legend, place_legend
+from .chart_legend import _legend, legend_text, place_legend
 from .chart_marks import (
     _LINESTYLES,
     CEILING_BOX,
@@ -349,7 +349,8 @@ def _draw_legend(ax, d: RooflineDisplay, own_figure: bool) -> None:
 
     handles = _legend(d, Line2D)
     place_legend(ax, d, {"handles": [h for h, _ in handles],
-                         "labels": [literal(t) for _, t in handles], "fontsize": 7,
+                         "labels": [literal(legend_text(t)) for _, t in handles],
+                         "fontsize": 7,
                          "handler_map": {tuple: HandlerTuple(ndivide=1)}},
                  own_figure=own_figure)
 

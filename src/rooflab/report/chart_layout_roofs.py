@@ -164,10 +164,7 @@ def _label_cands(ln, text, first, pt, ceilings, labels):
 def _ceiling_labels(lines, roof_labels, pt, placed, soft) -> list:
     """Compute ceilings' labels (equal ceilings of one roof share one); slopes keep their
     text here and are placed after every ceiling."""
-    same: dict[tuple[str, float], list[str]] = {}
-    for ln in lines:   # equal ceilings of one roof (A100: fp32 vector = fp64 tensor) share one
-        if ln.kind == "compute":
-            same.setdefault((ln.roof, ln.ys[0]), []).append(ln.label)
+    groups = label_groups(lines, pt)
     out_lines = list(lines)
     first_label = len(placed)   # placed grows by each ceiling's label from here on
     ceilings = [(ln.roof, (pt(ln.xs[0], ln.ys[0]), pt(ln.xs[-1], ln.ys[-1]))) for ln in lines
@@ -175,14 +172,14 @@ def _ceiling_labels(lines, roof_labels, pt, placed, soft) -> list:
     # Lowest ceiling first, so a crowded stack grows upwards in order.
     for i in sorted(range(len(lines)), key=lambda i: (lines[i].kind != "compute", lines[i].ys[0])):
         ln = lines[i]
-        group = same.get((ln.roof, ln.ys[0]), [])
-        if ln.kind != "compute" or group[0] != ln.label:
+        group = groups.get(i, [])
+        if ln.kind != "compute" or group[0] != i:
             out_lines[i] = replace(ln, text=ln.label if ln.kind == "memory" else "")
             continue
         # a later roof's label starts with its bead (review s23 r6 F3: in grey, two roofs'
         # labels were one grey): "\u25cb fp16 vector 78 TFLOP/s"
         # (two spaces before a bead: clear of its roof's ridge diamond at the line's end)
-        name = beaded(roof_labels, ln.roof, " " + shared_label(group))
+        name = beaded(roof_labels, ln.roof, " " + group_label([lines[j].label for j in group]))
         text = ("" if name.startswith(" ") else "  ") + name + " "
         first = roof_labels[:1] == (ln.roof,)
         anchor, xy, cands = _label_cands(ln, text, first, pt, ceilings, placed[first_label:])
@@ -191,6 +188,50 @@ def _ceiling_labels(lines, roof_labels, pt, placed, soft) -> list:
         out_lines[i] = replace(ln, text=text, label_xy=xy, label_offset=offset, label_ha=ha,
                                label_va=va)
     return out_lines
+
+
+def label_groups(lines, pt) -> dict[int, list[int]]:
+    """The compute ceilings that share one label: each compute line's index -> its group's
+    indices, top line first (the first one carries the label). Equal ceilings of one roof
+    (A100: fp32 vector = fp64 tensor) and ones that print as one line (within SAME_LINE_PT
+    of the next: a CPU probe's fp32 and fp64 scalar at 87.5 and 87.6 MFLOP/s, whose two
+    labels sat on each other, review s33 I) are one group."""
+    by_roof: dict[str, list[int]] = {}
+    for i, ln in enumerate(lines):
+        if ln.kind == "compute":
+            by_roof.setdefault(ln.roof, []).append(i)
+    groups: dict[int, list[int]] = {}
+    for idx in by_roof.values():
+        idx.sort(key=lambda i: -lines[i].ys[0])   # stable: equal ones keep their order
+        run: list[int] = []
+        for i in idx:
+            if run and (pt(1.0, lines[run[-1]].ys[0])[1] - pt(1.0, lines[i].ys[0])[1]
+                        > SAME_LINE_PT):
+                groups.update((j, run) for j in run)
+                run = []
+            run.append(i)
+        groups.update((j, run) for j in run)
+    return groups
+
+
+def group_label(group: list[str]) -> str:
+    """One label for a label group (label_groups), top line first. Ceilings of one unit
+    name ("scalar*") and one rate unit say the name once: "fp32 = fp64 scalar* 87.5
+    MFLOP/s" where the values print alike, "fp32 / fp64 vector* 6.72 / 6.7 GFLOP/s" where
+    not; others as shared_label joins them."""
+    if len(group) < 2:
+        return shared_label(group)
+    parts = [(g.rsplit(" ", 2), g) for g in group]   # (name, number, unit)
+    names = [name.split(" ", 1) for (name, _, _), _ in parts]
+    if any(len(n) != 2 for n in names) or len({n[1] for n in names}) != 1 \
+            or len({u for (_, _, u), _ in parts}) != 1:
+        return shared_label(group)
+    numbers = list(dict.fromkeys(num for (_, num, _), _ in parts))
+    kind, unit = names[0][1], parts[0][0][2]
+    if len(numbers) == 1:
+        return f"{' = '.join(n[0] for n in names)} {kind} {numbers[0]} {unit}"
+    values = " / ".join(num for (_, num, _), _ in parts)
+    return f"{' / '.join(n[0] for n in names)} {kind} {values} {unit}"
 
 
 def shared_label(group: list[str]) -> str:

@@ -123,13 +123,32 @@ def _clock_rows(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:
     a text row under the roofs, named by roof where the chart has several."""
     from .chart_clock import roof_clock
 
-    rows = []
-    for roof, label in zip(d.roofs, d.roof_labels, strict=False):
-        clock = roof_clock(roof, d.kernels)
-        if clock:
-            rows.append((Line2D([], [], ls="none"),
-                         f"{label}: {clock}" if len(d.roofs) > 1 else clock))
-    return rows
+    clocks = [(label, roof_clock(roof, d.kernels))
+              for roof, label in zip(d.roofs, d.roof_labels, strict=False)]
+    clocks = [(label, clock) for label, clock in clocks if clock]
+    if len({clock for _, clock in clocks}) == 1 and len(clocks) == len(d.roofs):
+        # every roof at one clock (a CPU probe's measured roof and the nominal derived at
+        # its clock): one row, not the same words under each roof's long name (s33 I)
+        return [(Line2D([], [], ls="none"), ("both roofs: " if len(clocks) == 2 else
+                                             "every roof: " if len(clocks) > 2 else "")
+                 + clocks[0][1])]
+    return [(Line2D([], [], ls="none"), f"{label}: {clock}" if len(d.roofs) > 1 else clock)
+            for label, clock in clocks]
+
+
+# A legend entry longer than this many characters is folded onto more lines: the roofs'
+# names with their provenance ran to 115 characters at 7 pt, and the legend, set right of
+# the axes where no corner inside was free, took half the PNG's width (review s33 I).
+LEGEND_WRAP = 64
+
+
+def legend_text(words: str, width: int = LEGEND_WRAP) -> str:
+    """An entry's words folded at spaces onto lines of at most `width` characters (a word
+    longer than that keeps its own line whole)."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(words, width, break_long_words=False,
+                                    break_on_hyphens=False)) or words
 
 
 def _legend(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:

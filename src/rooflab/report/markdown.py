@@ -18,8 +18,7 @@ from ..model.choose import count_text
 from ..model.diagnose import FLAG_HEADROOM, Diagnosis, diagnose
 from ..model.diagnose_distances import factor_words
 from ..model.machine import Machine, machine_of
-from ..model.placement import LATENCY_FRACTION
-from ..sides import ai_apart, keep_side, times_text
+from ..sides import ai_apart, times_text
 from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, fmt_share, fmt_times, si
 from ..units import fmt_bytes_binary as _binary  # cache sizes as datasheets give them
 
@@ -113,22 +112,6 @@ def machine_line(m: Machine) -> str:
            "any machine."
 
 
-# Under this percent the kernel table keeps two significant figures: whole percents turned
-# seed 000's gemm_1024 at 4.2 / 280 TFLOP/s = 1.5 % into "2 %", a third off (review r2 F4).
-SMALL_PCT = 10.0
-# the latency class line in percent of roof (placement.LATENCY_FRACTION)
-LATENCY_PCT = 100 * LATENCY_FRACTION
-
-
-def _pct(x: float | None) -> str:
-    """A kernel-table percent: two significant figures under SMALL_PCT ("1.5 %", "6.3 %",
-    "0.74 %", as the record table's small ones), else whole percents (fmt_pct)."""
-    if x is not None and 0 < x < SMALL_PCT:
-        # 9.996 % is latency-bound (< 10 %): '9.996 %', not '10 %' (sides.keep_side)
-        return f"{keep_side(x, f'{x:.2g}', LATENCY_PCT)} %"
-    return fmt_pct(x)
-
-
 def headroom_cell(d: Diagnosis) -> str:
     if d.headroom is None:
         return "-"
@@ -154,10 +137,10 @@ def kernel_rows(analysis: Analysis) -> list[tuple[str, ...]]:
     for p in sorted(analysis.points, key=lambda p: -(p.seconds or 0.0)):
         bound = bounds.get((p.kernel_index, p.level), p.bound)
         moved, pct = bandwidth_of(p)
-        cells = ((si(moved, "B/s"), si(p.bytes_per_s, "B/s"), _pct(pct)) if moved is not None
+        cells = ((si(moved, "B/s"), si(p.bytes_per_s, "B/s"), fmt_pct(pct)) if moved is not None
                  else (fmt_rate(p.achieved_flop_per_s, p.precision),
                        fmt_rate(p.attainable_flop_per_s, p.precision),
-                       _pct(p.percent_of_roof)))
+                       fmt_pct(p.percent_of_roof)))
         rows.append((p.kernel, precision_cell(analysis, p), p.level,
                      ai_apart(p.ai, p.ridge)[0], *cells, bound,
                      p.binding, fmt_seconds(p.seconds), fmt_share(p.time_share)))

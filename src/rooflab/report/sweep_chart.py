@@ -11,6 +11,7 @@ extras.gpu.sweep.main (device working sets, the median per point, plateaus by na
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -168,20 +169,33 @@ def _gbps(v: float) -> str:
     return f"{x:.0f}" if x >= 1000 else f"{x:.3g}"
 
 
+def _same_size(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9)
+
+
 def table_rows(t: SweepTable) -> list[list[str]]:
     """Rows for the terminal: one per point, and a marker row where the working set first
-    passes a reported cache size ('1 MiB ... <- L2 size')."""
+    passes a reported cache size ('1 MiB ... <- L2 size'). A point at a cache's size is
+    still inside it (bench's level_of: ws <= capacity), and the marker goes on that
+    point's row ('2 MiB ... L2 * <- L2 size'), not on a second '2 MiB' row after it
+    (review s33 I: the L2 marker row came after the 2 MiB point of a 2 MiB L2)."""
     out: list[list[str]] = []
     pending = sorted(t.markers, key=lambda m: m.bytes_)
     def marker(m: Marker) -> list[str]:
         return [_fmt(m.bytes_), "", "", "", "", f"<- {m.name} size"]
 
     for r in t.rows:
-        while pending and pending[0].bytes_ < r.ws_bytes:
+        while pending and pending[0].bytes_ < r.ws_bytes \
+                and not _same_size(pending[0].bytes_, r.ws_bytes):
             out.append(marker(pending.pop(0)))
+        at = []
+        while pending and _same_size(pending[0].bytes_, r.ws_bytes):
+            at.append(pending.pop(0).name)
         spread = fmt_fraction(r.spread)    # None: '-'
         level = (r.level or "") + (" *" if r.chosen else "") + (
             "" if r.calibrated else f" {UNCALIBRATED_MARK}")
+        if at:
+            level = f"{level} <- {', '.join(at)} size".lstrip()
         out.append([_fmt(r.ws_bytes), _fmt(r.ws_bytes_total), _gbps(r.best),
                     _gbps(r.median), spread, level])
     out += [marker(m) for m in pending]

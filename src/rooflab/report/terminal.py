@@ -230,9 +230,12 @@ def diagnosis_text(d: Diagnosis, advice: int = 3, said: bool = False,
 
 
 def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: int = 5,
-                     source: str = "", profile=None, extra: Sequence = ()):
+                     source: str = "", profile=None, extra: Sequence = (),
+                     written: str | None = None):
     """Roof line, priorities table, then the top kernels' diagnoses. extra: renderables
-    printed after the priorities table (`report --level all`'s table of every level)."""
+    printed after the priorities table (`report --level all`'s table of every level).
+    written: the file `report -o` wrote, which holds the diagnoses: the terminal then
+    says where they are instead of printing them again (review s33 J3)."""
     from rich.console import Group
     from rich.text import Text
 
@@ -273,7 +276,12 @@ def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: in
     unplaced = unplaced_text(analysis)
     if unplaced is not None:
         parts.append(unplaced)
-    parts += [diagnosis_text(d, said=load_said(care), roof=roof) for d in diagnoses[:top]]
+    if written is None:
+        parts += [diagnosis_text(d, said=load_said(care), roof=roof)
+                  for d in diagnoses[:top]]
+    else:
+        parts.append(Text(f"each kernel's position, distances to its roof and advice: "
+                          f"{written}", style="dim"))
     for n in analysis.notes:
         parts.append(Text(f"note: {n}", style="dim"))
     return Group(*parts)

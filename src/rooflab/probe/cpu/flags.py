@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ...model.ceiling import Ceiling, Roof
-from ...units import fmt_fraction, fmt_rate, si
+from ...units import fmt_fraction, fmt_rate, fmt_times, si
 
 OVERSHOOT = 1.05     # measured above nominal by more than this is flagged
 # Measured below this fraction of nominal is flagged: the nominal roof is taken at the
@@ -20,13 +20,26 @@ DRIFT = 0.05         # start/end reference measurements differing by more is fla
 DRAM_DRIFT = 0.10
 
 
+# From a factor of this between the start and the end the drift is said as a factor: the
+# percent of a reference held up by other load read "+23811.9 %" (review s33 I).
+DRIFT_AS_FACTOR = 2.0
+
+
 def drift_note(start: float, end: float, limit: float = DRIFT) -> str | None:
-    """A note when the reference measured at the end differs from the start by > limit."""
+    """A note when the fp64 FMA reference (FLOP/s) measured at the end differs from the
+    start by > limit: a percent up to a factor of DRIFT_AS_FACTOR, a factor from there."""
     change = end / start - 1
     if abs(change) <= limit:
         return None
-    return (f"the fp64 FMA reference moved {100 * change:+.1f} % between the start and the end "
-            f"of the probe (clock drift or other load); rerun or use --full")
+    factor = max(end / start, start / end)
+    if factor < DRIFT_AS_FACTOR:
+        return (f"the fp64 FMA reference moved {100 * change:+.1f} % between the start and "
+                f"the end of the probe (clock drift or other load); rerun or use --full")
+    held = "start" if end > start else "end"
+    return (f"the fp64 FMA reference ran {fmt_times(factor)} "
+            f"{'faster' if end > start else 'slower'} at the end of the probe than at the "
+            f"start ({fmt_rate(start, 'fp64')} then {fmt_rate(end, 'fp64')}): the machine was "
+            f"busy, other load held the {held} measurement up; rerun on a quiet machine")
 
 
 def dram_drift_note(start: float, end: float, limit: float = DRAM_DRIFT,

@@ -14,7 +14,7 @@ import math
 from typing import TYPE_CHECKING, NamedTuple
 
 from ...hardware.host import HostInfo
-from ...units import fmt_times, si
+from ...units import fmt_times
 
 if TYPE_CHECKING:
     from .assemble import CoreUse
@@ -35,6 +35,16 @@ class ClockChoice(NamedTuple):
     note: str | None
     hybrid_note: str | None
     e_ratio: float | None = None
+
+
+def failed_clock_words(hz: float) -> str:
+    """Why a clock result outside PLAUSIBLE_HZ is no reading, without printing it as one:
+    a preempted calibration read '1.47 kHz', which a note then gave as the clock it read
+    (review s33 I); the side of the range it fell on is all it says."""
+    lo, hi = PLAUSIBLE_HZ
+    side = f"below {lo / 1e9:.1f} GHz" if not hz >= lo else f"above {hi / 1e9:.0f} GHz"
+    return (f"other load preempted it: its result, {side}, is no clock, CPU cores run "
+            f"at {lo / 1e9:.1f}-{hi / 1e9:.0f} GHz")
 
 
 def clock_estimate(all_threads_hz: float, one_thread_hz: float, threads: int,
@@ -58,12 +68,11 @@ def clock_estimate(all_threads_hz: float, one_thread_hz: float, threads: int,
         others = [h for h in (one_thread_hz, end_hz) if h and lo <= h <= hi]
         if not others:
             return all_threads_hz / 1e9, (
-                f"the clock measurement failed ({si(all_threads_hz, 'Hz')}; other load "
-                f"preempted it), so the nominal roof is wrong; rerun on a quiet machine")
+                f"the clock measurement failed ({failed_clock_words(all_threads_hz)}), so "
+                f"the nominal roof is wrong; rerun on a quiet machine")
         return max(others) / 1e9, (
-            f"the all-thread clock reading ({si(all_threads_hz, 'Hz')}) failed (other load "
-            f"preempted it); the nominal roof uses the other clock reading, "
-            f"{max(others) / 1e9:.2f} GHz")
+            f"the all-thread clock measurement failed ({failed_clock_words(all_threads_hz)}); "
+            f"the nominal roof uses the other clock reading, {max(others) / 1e9:.2f} GHz")
     if threads > 1 and all_threads_hz < CONTENDED * one_thread_hz:
         return one_thread_hz / 1e9, (
             f"with {threads} threads each ran at {all_threads_hz / 1e9:.2f} GHz effective vs "

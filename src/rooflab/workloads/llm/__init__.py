@@ -10,7 +10,7 @@ llama.cpp .gguf file (load_config reads either; load_gguf the header of a .gguf)
 r.sweep.knee_batch: where the whole step's aggregate AI reaches the ridge, later.)
 
 The whole study `rooflab llm` runs (--tp/--pp on chosen links, --compare, --whatif,
---tpot-ms) is workloads.llm.study.run_study(Study(...)) -> LlmRun.
+--tpot-ms, --ttft-ms) is workloads.llm.study.run_study(Study(...)) -> LlmRun.
 """
 
 from .analysis import ContextWarning, LLMResult, Request, analyze_llm, result_to_dict

@@ -9,12 +9,10 @@ from typing import Any
 
 from ...errors import InputError
 from ...model.ceiling import Roof
-from ...model.comm_link import no_latency_words
 from ...model.display import llm_result_text, pretty
 from ...model.roof_schema import roof_to_dict
 from ...model.schema import SCHEMA_VERSION, kernel_to_dict, points_to_dicts
-from ...units import fmt_seconds
-from .count_notes import decode_tokens_note, mla_note, mtp_note, softcap_note
+from .count_notes import decode_tokens_note, mla_note, mtp_note, softcap_note, tp_notes
 from .footprint import Footprint, footprint
 from .kernels import Step, decode_step, prefill_step
 from .layer_weights import ModelWeights
@@ -220,20 +218,13 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
     # torch_dtype (fp16 where the roof has no bf16)
     s = s or settings_for(cfg, roof=roof if isinstance(roof, Roof) else None)
     req = req or Request()
-    if not isinstance(roof, Roof):
-        raise InputError(f"analyze_llm(): roof must be a Roof; got {type(roof).__name__} "
-                         f"{roof!r:.60}; load one with rooflab.load_roof('T4') (a catalog "
-                         f"name or a profile .json)")
-    roof.bandwidth("DRAM")    # every count here is DRAM traffic: a clear error if it is missing
+    _check_roof(roof)
     notes = list(cfg.notes)
     # the positions the model sees and the cache holds at most: the last generated token
     # is sampled, never fed back, so --prompt 8192 --generate 1 stays within 8192
     # positions and caches 8192 tokens (review 18d F)
     seen = longest = longest_context(req)
-    if min((req.decode_context, *req.contexts)) < s.decode_tokens:
-        raise InputError(f"--context {min((req.decode_context, *req.contexts))} is shorter "
-                         f"than --decode-tokens {s.decode_tokens}: the cache holds the step's "
-                         f"own tokens too; give a longer --context or fewer --decode-tokens")
+    _check_decode_tokens(s, req)
     msg = _check_positions(cfg, req, max((seen, *req.contexts, *req.prompts)))
     if msg:
         notes.append(msg)
@@ -242,19 +233,7 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
         from .parallel import shard
 
         run_cfg = shard(cfg, s.tp)
-        notes.append(f"tensor parallel over {s.tp} devices: tables are per device; "
-                     f"all-reduce traffic is in the 'parallel' section")
-        # The all-reduces of batch x hidden are small; NCCL's per-all-reduce latency
-        # (microseconds) can outweigh their bandwidth term, so say whether it is counted.
-        if link_latency_s > 0:
-            notes.append(f"the all-reduce time counts link bandwidth plus "
-                         f"{fmt_seconds(link_latency_s, 4)} of latency per all-reduce "
-                         f"({link_latency_source}) for each of the {2 * cfg.layers} all-reduces "
-                         f"per step")
-        else:
-            notes.append(no_latency_words(
-                2 * cfg.layers, "--hop-latency-us US per ring hop or --link-latency US per "
-                "all-reduce", "at small batches"))
+        notes += tp_notes(cfg, s.tp, link_latency_s, link_latency_source)
     dec = time_step(decode_step(run_cfg, s, req.batch, req.decode_context), roof)
     req_tpot = _request_tpot(run_cfg, s, req, roof, notes)
     pre = time_step(prefill_step(run_cfg, s, req.batch, req.prompt), roof)
@@ -262,30 +241,54 @@ def analyze_llm(cfg: ModelConfig, roof: Roof, s: Settings | None = None,
         run_cfg, s, (("prefill", pre.step), ("decode step", dec.step)),
         roof.bandwidth("DRAM").value) + mtp_note(cfg, s)
     notes += decode_tokens_note(s, req.batch, dec.floor_s)
-    fp = footprint(run_cfg, s, batch=req.batch, context=longest,
-                   prompt=req.prompt, device_bytes=device_bytes)
+    # the memory line's: the longest cache, of --pp's heaviest stage
+    fp = _footprint_at(run_cfg, s, req, longest, device_bytes)
     if s.pp > 1:
-        from .pipeline import heaviest_footprint
-
-        fp = heaviest_footprint(run_cfg, s, pp=s.pp, batch=req.batch, context=longest,
-                                prompt=req.prompt, device_bytes=device_bytes)
         notes.append(f"pipeline parallel over {s.pp} stages: the tables are the whole model "
                      f"(a token passes every stage); memory is per device, of its "
                      f"heaviest stage; stage times and transfers are in the 'pipeline' "
                      f"section")
-    do_sweep = len(sweep_batches(req.batches)) > 1 if sweep is None else sweep
-    sw = batch_sweep(run_cfg, s, roof, req.batches, req.decode_context) if do_sweep else None
-    psw = prefill_sweep(run_cfg, s, roof, req.batches, req.prompt) if do_sweep else None
-    csw = (context_sweep(run_cfg, s, roof, req.batch, req.contexts,
-                         lambda c: _footprint_at(run_cfg, s, req, c, device_bytes))
-           if len(set(req.contexts)) > 1 else None)
-    ssw = (prompt_sweep(run_cfg, s, roof, req.batch, req.prompts)
-           if len(set(req.prompts)) > 1 else None)
+    sweeps = _sweeps(run_cfg, s, roof, req, device_bytes, sweep)
     notes += fallback_notes(dec, pre)
     return LLMResult(config=cfg, settings=s, request=req, roof=roof, params=count_params(cfg),
-                     decode=dec, prefill=pre, footprint=fp, sweep=sw, notes=tuple(notes),
-                     request_tpot_s=req_tpot, prefill_sweep=psw, context_sweep=csw,
-                     prompt_sweep=ssw)
+                     decode=dec, prefill=pre, footprint=fp, notes=tuple(notes),
+                     request_tpot_s=req_tpot, **sweeps)
+
+
+def _check_roof(roof: Roof) -> None:
+    """A Roof with a DRAM bandwidth (every count here is DRAM traffic), else a clear
+    error."""
+    if not isinstance(roof, Roof):
+        raise InputError(f"analyze_llm(): roof must be a Roof; got {type(roof).__name__} "
+                         f"{roof!r:.60}; load one with rooflab.load_roof('T4') (a catalog "
+                         f"name or a profile .json)")
+    roof.bandwidth("DRAM")    # a clear error if it is missing
+
+
+def _check_decode_tokens(s: Settings, req: Request) -> None:
+    """The cache holds each decode step's own --decode-tokens too."""
+    if min((req.decode_context, *req.contexts)) < s.decode_tokens:
+        raise InputError(f"--context {min((req.decode_context, *req.contexts))} is shorter "
+                         f"than --decode-tokens {s.decode_tokens}: the cache holds the step's "
+                         f"own tokens too; give a longer --context or fewer --decode-tokens")
+
+
+def _sweeps(cfg: ModelConfig, s: Settings, roof: Roof, req: Request,
+            device_bytes: float | None, sweep: bool | None) -> dict[str, Any]:
+    """LLMResult's sweeps: the batch sweep and its prefills (several batches, or `sweep`
+    forced), the context sweep and the prompt sweep (several lengths); None where not
+    asked for."""
+    do_sweep = len(sweep_batches(req.batches)) > 1 if sweep is None else sweep
+    return {"sweep": (batch_sweep(cfg, s, roof, req.batches, req.decode_context)
+                      if do_sweep else None),
+            "prefill_sweep": (prefill_sweep(cfg, s, roof, req.batches, req.prompt)
+                              if do_sweep else None),
+            "context_sweep": (context_sweep(cfg, s, roof, req.batch, req.contexts,
+                                            lambda c: _footprint_at(cfg, s, req, c,
+                                                                    device_bytes))
+                              if len(set(req.contexts)) > 1 else None),
+            "prompt_sweep": (prompt_sweep(cfg, s, roof, req.batch, req.prompts)
+                             if len(set(req.prompts)) > 1 else None)}
 
 
 def _footprint_at(cfg: ModelConfig, s: Settings, req: Request, context: int,

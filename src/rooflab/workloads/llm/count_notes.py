@@ -1,10 +1,11 @@
 """Notes on what one run's count assumes or leaves out, beyond the config's own notes
 (ModelConfig.notes, which stay empty for the bundled families): MLA's decode form, and
 Gemma-2's logit soft-capping under --attn naive (review s19 r6 F5, F4), the MTP modules
-left out (review s20 r8 F7)."""
+left out (review s20 r8 F7), and --tp's tables and all-reduce latency."""
 
 from __future__ import annotations
 
+from ...model.comm_link import no_latency_words
 from ...units import dtype_bytes, fmt_seconds, si
 from .layer_weights import layer_weights
 from .model_config import ModelConfig
@@ -106,3 +107,22 @@ def table_note(s: Settings) -> list[str]:
             f"table is stored, {per:.6g} B a weight{scales}, as the matrices (and whatif "
             f"--quantize {s.weights} --group {s.group_size}); llama.cpp quantizes token_embd "
             f"with its block scales too"]
+
+
+def tp_notes(cfg: ModelConfig, tp: int, link_latency_s: float,
+             link_latency_source: str) -> list[str]:
+    """What --tp's tables are, and whether the all-reduces' latency is counted: the
+    all-reduces of batch x hidden are small, and NCCL's per-all-reduce latency
+    (microseconds) can outweigh their bandwidth term."""
+    notes = [f"tensor parallel over {tp} devices: tables are per device; "
+             f"all-reduce traffic is in the 'parallel' section"]
+    if link_latency_s > 0:
+        notes.append(f"the all-reduce time counts link bandwidth plus "
+                     f"{fmt_seconds(link_latency_s, 4)} of latency per all-reduce "
+                     f"({link_latency_source}) for each of the {2 * cfg.layers} all-reduces "
+                     f"per step")
+    else:
+        notes.append(no_latency_words(
+            2 * cfg.layers, "--hop-latency-us US per ring hop or --link-latency US per "
+            "all-reduce", "at small batches"))
+    return notes

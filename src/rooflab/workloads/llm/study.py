@@ -1,6 +1,6 @@
 """The LLM study `rooflab llm` runs, callable from Python: the analysis of one model on one
 roof, with what the options add to it (tensor and pipeline parallelism on chosen links, a
-measured TPOT, the what-if variants, other devices), as one LlmRun.
+measured TPOT or TTFT, the what-if variants, other devices), as one LlmRun.
 
     from rooflab.hardware.resolve import load_roof
     from rooflab.workloads.llm import Request, Settings, load_config
@@ -35,6 +35,7 @@ class LlmRun:
 
     result: Any
     measured: tuple = ()           # --tpot-ms: whatif.measured_point, at most one
+    measured_prefill: tuple = ()   # --ttft-ms: the prefill's, at most one
     measured_launches: int | None = None   # --launches: kernels per step of that run
     tpr: Any = None                # --tp > 1: workloads.llm.parallel.TPResult
     ppr: Any = None                # --pp > 1: model.pipeline.PPStep
@@ -76,6 +77,7 @@ class Study:
     micro_batches: int | None = None       # --pp's micro-batches in flight (None: pp)
     tpot_s: float | None = None            # a measured TPOT to place on the roof
     launches: int | None = None            # kernels per decode step of that measured run
+    ttft_s: float | None = None            # a measured TTFT (the prefill) to place
     whatif: bool = False                   # the quantization/KV/attention variants
     compare: tuple[Compared, ...] = ()     # other devices, each tabled once
     notes: tuple[str, ...] = ()            # the caller's notes, said first
@@ -99,15 +101,17 @@ def run_study(study: Study) -> LlmRun:
     if notes:      # a profile behind both links may say the same thing twice
         r = replace(r, notes=r.notes + tuple(n for n in dict.fromkeys(notes)
                                              if n not in r.notes))
-    measured = _measured(r, roof, study.tpot_s)
+    measured = _measured(r.decode.step, roof, study.tpot_s)
+    measured_prefill = _measured(r.prefill.step, roof, study.ttft_s)
     tpr = _tensor_parallel(cfg, s, roof, req, tpl) if tpl is not None else None
     ppr = (_pipeline(cfg, s, roof, req, tpr, study.micro_batches, stage, device_bytes=mem)
            if stage is not None else None)
     whatifs = (compare_settings(cfg, roof, standard_variants(s), batch=req.batch,
                                 context=req.decode_context)
                if study.whatif and s.tp == 1 else ())
-    return LlmRun(r, measured=measured, tpr=tpr, ppr=ppr, whatifs=whatifs, tp_link=tpl,
-                  pp_link=stage, measured_launches=_launches(study.launches, measured),
+    return LlmRun(r, measured=measured, measured_prefill=measured_prefill, tpr=tpr,
+                  ppr=ppr, whatifs=whatifs, tp_link=tpl, pp_link=stage,
+                  measured_launches=_launches(study.launches, measured),
                   memory_from=study.memory_from, **compared)
 
 
@@ -151,16 +155,18 @@ def _launches(launches: int | None, measured: tuple) -> int | None:
     return launches
 
 
-def _measured(r, roof, tpot_s: float | None) -> tuple:
-    """A measured TPOT as a point on the roof (none without one)."""
-    if tpot_s is None:
+def _measured(step, roof, seconds: float | None) -> tuple:
+    """A measured TPOT (of the decode step) or TTFT (of the prefill) as a point on the
+    roof (none without one)."""
+    if seconds is None:
         return ()
-    if not 0 < tpot_s < float("inf"):
-        raise InputError(f"a measured TPOT must be a positive time in seconds (e.g. "
-                         f"0.015); got {tpot_s:g}")
+    if not 0 < seconds < float("inf"):
+        what = "TTFT" if step.phase == "prefill" else "TPOT"
+        raise InputError(f"a measured {what} must be a positive time in seconds (e.g. "
+                         f"0.015); got {seconds:g}")
     from .whatif import measured_point
 
-    return (measured_point(r.decode.step, roof, tpot_s),)
+    return (measured_point(step, roof, seconds),)
 
 
 def _distinct(compare: tuple[Compared, ...], roof) -> tuple[tuple[Compared, ...],

@@ -143,6 +143,13 @@ class DPResult:
     # (stage, bytes each device sends, seconds) of every ZeRO stage at this N: what
     # `rooflab report` prices a stage move with (model/advice_comm.py)
     stages: tuple[tuple[int, float, float], ...] = ()
+    # the ranks the ring runs over: n x dies where a device is a package of several (an
+    # MI250X without --tp: 2 ranks each, with_dp); 0: n
+    ranks: int = 0
+
+    @property
+    def ring_ranks(self) -> int:
+        return self.ranks or self.n
 
     @property
     def comm_s(self) -> float:
@@ -206,15 +213,31 @@ def with_dp(r, link: Link, overlap: bool = True):
     backward_s = (r.part_s("backward") + r.part_s("recompute")) / st.accumulate
     # under --tp N the device's slice: each data-parallel ring reduces 1/N of the model
     params = count_params(device_config(r.config, st.tp)).total
+    ranks = dp_ranks(r)
 
     def at(stage: int) -> tuple[Collective, ...]:
-        return dp_collectives(params, st.width, st.dp, stage, st.accumulate, link,
+        return dp_collectives(params, st.width, ranks, stage, st.accumulate, link,
                               forward_s, backward_s, st.grad_width)
 
     stages = tuple((k, sum(c.sent * c.calls for c in at(k)),
                     sum(c.seconds * c.calls for c in at(k))) for k in ZERO_STAGES)
     return replace(r, dp=DPResult(st.dp, st.zero, overlap, link, at(st.zero), st.grad_width,
-                                  st.accumulate, stages))
+                                  st.accumulate, stages, ranks))
+
+
+def dp_ranks(r) -> int:
+    """The ranks of the data-parallel ring: --dp N devices, x dies on a catalog package of
+    several without --tp (model/dies.py: an MI250X is 2 GCDs, each a rank to ROCm). The
+    step is the package's, its 2 dies' together, which is the package running as --dp 2
+    over its dies (cli/train.die_words): N packages are 2N ranks, each holding the whole
+    gradient, so the all-reduce sends 2(2N-1)/2N of it per rank (a ring of N packages was
+    timed before, review s33 J4), as `--tp N` rings count 2N dies (train_tp.tp_collectives).
+    Under --tp the dies are the tensor-parallel group's ranks already (each holds 1/(2N)
+    of the layers): the ring keeps --dp N."""
+    from ...model.dies import software_devices
+
+    st = r.setup
+    return st.dp * (software_devices(r.timing.analysis.roof) if st.tp == 1 else 1)
 
 
 def link_roof(roof, link: Link, group: str = "--dp ring"):

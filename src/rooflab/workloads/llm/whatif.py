@@ -149,10 +149,15 @@ class MeasuredStep:
 def measured_point(step: Step, roof: Roof, tpot_s: float, *,
                    samples: Sequence[float] = (), name: str | None = None) -> MeasuredStep:
     """One whole decode step as a kernel with the measured time (seed 004: 2.2 GFLOP in
-    15 ms at AI ~1 is 147 GFLOP/s, 46 % of a 320 GB/s roof)."""
+    15 ms at AI ~1 is 147 GFLOP/s, 46 % of a 320 GB/s roof), or a whole prefill with the
+    measured TTFT (meta op 'prefill_step': `rooflab llm --ttft-ms`)."""
+    prefill = step.phase == "prefill"
     if not tpot_s or tpot_s <= 0:
-        raise InputError(f"--tpot-ms must be a positive time; got {tpot_s!r}")
-    k = Kernel(name=name or f"decode step b={step.batch} (measured)",
+        raise InputError(f"--{'ttft' if prefill else 'tpot'}-ms must be a positive time; "
+                         f"got {tpot_s!r}")
+    default = (f"prefill b={step.batch} x {step.q_len} (measured)" if prefill
+               else f"decode step b={step.batch} (measured)")
+    k = Kernel(name=name or default,
                flop={max(_flop_by_precision(step).items(), key=lambda kv: kv[1])[0]: step.flop},
                # one call per kernel launch of the step (seed 004: ~15-25 per layer), so
                # the launch floor is calls x overhead, as in the decode table
@@ -161,7 +166,7 @@ def measured_point(step: Step, roof: Roof, tpot_s: float, *,
                unit="tensor", samples=tuple(samples),
                # bytes_split and weight_dtype: `rooflab whatif --quantize` shrinks only
                # the weights of the step (not its KV cache and activations)
-               meta={"op": "decode_step", "batch": step.batch, "context": step.context,
+               meta={"op": f"{step.phase}_step", "batch": step.batch, "context": step.context,
                      "bytes_split": step.bytes_split,
                      **({"weight_dtype": step.weight_dtype} if step.weight_dtype else {})})
     point = analyze(roof, [k], levels=("DRAM",)).points[0]
