@@ -6,23 +6,8 @@ is now a plain first / second ratio and a note says why; a profile of the device
 
 from __future__ import annotations
 
-import json
-
 from cli_inproc import json_of, run_cli
-
-
-def _cpu_profile(path):
-    # a CPU probe's profile, cut down: host kind "cpu" (what `rooflab probe` writes),
-    # measured DRAM 11.8 GB/s and fp64 71.3 GFLOP/s, the review's 2-vCPU Xeon figures
-    doc = {"schema_version": 2,
-           "host": {"kind": "cpu", "cpu_model": "Intel(R) Xeon(R) Processor",
-                    "memory_bytes": 25.3e9, "cores": 2, "threads_used": 2},
-           "measured": {"name": "Xeon measured (2 threads)", "kind": "measured",
-                        "compute": [{"precision": "fp64", "unit": "vector",
-                                     "flop_per_s": 71.3e9}],
-                        "memory": [{"level": "DRAM", "bytes_per_s": 11.8e9}]}}
-    path.write_text(json.dumps(doc))
-    return str(path)
+from profile_files import cpu_profile as _cpu_profile
 
 
 def test_cpu_profile_beside_a_gpu_is_no_measured_share(tmp_path):
