@@ -12,18 +12,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import gpp_recording
 
 from rooflab.cli.main import main
 
-GPP = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "ncu" / "nersc-gpp"
 NOTE = "note: 'h100' is NVIDIA H100 SXM (also: H100 PCIe, H100 NVL; name one to choose)"
 
 
 @pytest.fixture
 def csv() -> Path:
-    if not (GPP / "output1.csv").is_file():
-        pytest.skip(f"NERSC GPP recordings absent at {GPP} (CI lays ../shared beside the clone)")
-    return GPP / "output1.csv"
+    return gpp_recording("output1.csv")
 
 
 def _interleaved(capsys, *args) -> list[str]:

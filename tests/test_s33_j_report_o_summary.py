@@ -11,18 +11,16 @@ roof"; the position line ("position: AI 4.81 FLOP/B >= ridge 0.608") stays in th
 from pathlib import Path
 
 import pytest
+from conftest import gpp_recording
 
 from rooflab.cli.main import main
 
-GPP = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "ncu" / "nersc-gpp"
 POSITION = "AI 4.81 FLOP/B >= ridge 0.608"
 
 
 @pytest.fixture
 def rep() -> Path:
-    if not (GPP / "output1.ncu-rep").is_file():
-        pytest.skip(f"NERSC GPP recordings absent at {GPP} (CI lays ../shared beside the clone)")
-    return GPP / "output1.ncu-rep"
+    return gpp_recording("output1.ncu-rep")
 
 
 def test_o_prints_the_summary_and_where_the_rest_is(rep, tmp_path, capsys):
