@@ -113,7 +113,6 @@ def test_link_from_times_the_ring_on_the_measured_all_reduce(tmp_path, capsys):
 @pytest.mark.parametrize("args, says", [
     (["--link-from", "x.json"], "--link-from: only with data parallelism"),
     (["--hop-latency-us", "5"], "--hop-latency-us: only with data parallelism"),
-    (["--grad-dtype", "fp32"], "--grad-dtype: only with data parallelism"),
     (["--dp", "2", "--link-bw", "100GB/s", "--link-from", "x.json"],
      "give one of --link-bw and --link-from"),
     (["--dp", "2", "--grad-dtype", "int8"], "one of bf16, fp16, fp32"),

@@ -3,7 +3,7 @@ without --tp runs its data-parallel ring over the 2N dies, as B's `--tp N` rings
 dies (session 33, helper J item 4).
 
 rooflab's step on the MI250X is the package's (its 2 dies' ceilings and memory together),
-which is the package running as --dp 2 over its dies (cli/train.die_words): N packages
+which is the package running as --dp 2 over its dies (cli/train_ranks.die_words): N packages
 are 2N ranks, each holding the whole gradient. Before, the ring was timed over N.
 
 By hand, llama-2-7b, bf16 gradients: 6 738 415 616 parameters x 2 B = 13 476 831 232 B;

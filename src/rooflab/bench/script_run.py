@@ -75,9 +75,10 @@ def script_error(exc: BaseException, script: str, *, frames: bool = True) -> Pro
     mine = [f for f in own if Path(f.filename).resolve() == Path(script).resolve()]
     where = f"{script}:{mine[-1].lineno}" if mine else script
     text = f"{where}: the script raised {type(exc).__name__}: {exc}"
-    if isinstance(exc, SyntaxError) and exc.lineno and not own:
+    if isinstance(exc, SyntaxError) and not own:
         # raised while compiling: no frame of the script; the error itself has the line
-        where = f"{exc.filename or script}:{exc.lineno}"
+        # (none for a file with NUL bytes, a binary file: review s34 E)
+        where = f"{exc.filename or script}" + (f":{exc.lineno}" if exc.lineno else "")
         text = f"{where}: the script does not compile: {type(exc).__name__}: {exc.msg}"
         if exc.text:
             text += f"\n    {exc.text.rstrip()}"

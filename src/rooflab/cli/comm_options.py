@@ -17,9 +17,9 @@ from ..errors import InputError
 TRAIN_DTYPES = ("bf16", "fp16", "fp32")
 
 GradDtypeOpt = Annotated[str | None, typer.Option(
-    "--grad-dtype", help="Element type the gradients are all-reduced in (default: "
-    "--dtype's; Megatron-LM's bf16 default and PyTorch AMP+DDP reduce fp32: --grad-dtype "
-    "fp32).")]
+    "--grad-dtype", help="Element type the gradients are held (the memory) and "
+    "all-reduced in (default: --dtype's; Megatron-LM's bf16 default and PyTorch AMP+DDP "
+    "hold and reduce fp32: --grad-dtype fp32).")]
 LinkFromOpt = Annotated[str | None, typer.Option(
     "--link-from", help="Cluster profile from `rooflab probe --comm` (its measured "
     "all-reduce alpha/beta; across hosts also the network).")]

@@ -385,8 +385,10 @@ def _check_on(on: str) -> None:
     hardware 'h2000'; did you mean ..." (s33 C)."""
     from ..ingest.profile_checks import split_boost
     from ..ingest.profile_import import roof_for_on
+    from .options import say_name_note_now
 
     roof_for_on(split_boost(on)[0])
+    say_name_note_now(on)     # which device a family name chose, before the tables
 
 
 def _write(path: str, cmp, data, on, files) -> None:

@@ -17,7 +17,7 @@ from .llm_memory import check_gpu_mem_util
 
 # The JSON, CSV and chart live in llm_output, the tables and lines in llm_render.
 from .llm_output import _write_output, result_dict
-from .options import on_option
+from .options import on_option, say_name_note_now
 
 if TYPE_CHECKING:
     # imported where used: the model, the workloads and their numpy cost `llm --help`
@@ -307,6 +307,7 @@ def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, 
     from .llm_words import catalog_device
 
     roof = load_roof(on)
+    say_name_note_now(on)    # which device a family name chose, before the tables
     s = settings_for(cfg, weights, group, act=act, kv=kv, attn=attn, tp=tp, pp=pp, roof=roof,
                      decode_tokens=decode_tokens)
     check_group(s, group)

@@ -27,21 +27,32 @@ def gap_launches(res: LlmRun) -> dict:
 
 
 def _placed(m) -> dict:
-    """A measured step's place on the roof (workloads.llm.whatif.MeasuredStep)."""
+    """A measured step's place on the roof (workloads.llm.whatif.MeasuredStep), as the
+    measured line prints it: percent_of_roof of one device's roof; floor_ratio and gap_s
+    against floor_s, the printed TPOT (TTFT) floor, all-reduces and stage transfers
+    (link_s) included under --tp/--pp; compute_floor_ratio against the kernels' floor
+    alone; mbu and mfu per GPU, and the most the floor allows (*_at_floor)."""
     return {"achieved_flop_per_s": m.achieved_flop_per_s,
             "percent_of_roof": m.percent_of_roof, "floor_ratio": m.floor_ratio,
             "achieved_bytes_per_s": m.achieved_bytes_per_s, "mbu": m.mbu, "mfu": m.mfu,
-            "gap_s": m.kernel.seconds - m.floor_s}
+            "gap_s": m.gap_s, "floor_s": m.total_floor_s, "compute_floor_s": m.floor_s,
+            "compute_floor_ratio": m.compute_floor_ratio, "link_s": m.link_s,
+            "link": m.link_words or None, "tp": m.devices, "pp": m.stages,
+            "mbu_at_floor": m.mbu_at_floor, "mfu_at_floor": m.mfu_at_floor}
 
 
 def measured_dict(res: LlmRun) -> dict:
     """llm.measured: --tpot-ms's decode step (tpot_s, its place, the gap's launches) and,
     under "prefill", --ttft-ms's prefill (ttft_s and its place)."""
+    from .llm_band import band_dict
+
     out: dict = {}
     if res.measured:
         m = res.measured[0]
         out = {"tpot_s": m.kernel.seconds, **_placed(m),
-               "gap_launch_s": list(res.result.decode.launch_s_range), **gap_launches(res)}
+               "gap_launch_s": list(res.result.decode.launch_s_range), **gap_launches(res),
+               "seed_band": band_dict(m.percent_of_roof, res.result.roof.kind,
+                                      res.result.decode.bound)}
     if res.measured_prefill:
         m = res.measured_prefill[0]
         out["prefill"] = {"ttft_s": m.kernel.seconds, **_placed(m)}
@@ -52,9 +63,9 @@ def result_dict(res: LlmRun, phase: str = "both") -> dict:
     """The JSON vocabulary: result_to_dict plus what the options added under "llm"."""
     from ..workloads.llm.analysis import result_to_dict
     from .llm_render import totals
-    from .llm_tp_lines import tp_sweep_rows
+    from .llm_words import closing_notes
 
-    r, tpr = res.result, res.tpr
+    r = res.result
     # --phase prefill: the vocabulary's kernels are the prefill's (what plot/choose read),
     # a --ttft-ms prefill beside them (model.choose.WHOLE_STEP_OPS: a comparison point)
     data = result_to_dict(r, measured=[m.kernel for m in res.measured] + (
@@ -65,60 +76,81 @@ def result_dict(res: LlmRun, phase: str = "both") -> dict:
         llm["footprint"]["device_bytes_from"] = res.memory_from   # as the memory line
     if res.measured or res.measured_prefill:
         llm["measured"] = measured_dict(res)
-    if tpr:
-        llm["totals"] = totals(r, tpr)
-        llm["parallel"] = {"tp": tpr.tp, "ring_ranks": tpr.ring,
-                           "allreduce_bytes": tpr.allreduce_bytes,
-                           "allreduces_per_step": tpr.allreduces, "comm_s": tpr.comm_s,
-                           "logits_gather_bytes": tpr.gather_bytes,
-                           "logits_gather_s": tpr.gather_s,
-                           "embedding_allreduce_bytes": tpr.embedding_bytes,
-                           "embedding_allreduce_s": tpr.embedding_s,
-                           "prefill_embedding_allreduce_s": tpr.prefill_embedding_s,
-                           "link_bytes": tpr.link_bytes,
-                           "prefill_comm_s": tpr.prefill_comm_s,
-                           # the decode payloads above are batch x this many rows; the
-                           # prefill's per prompt token 1/this of them (choose's prefill)
-                           "decode_tokens": tpr.query_tokens,
-                           "compute_s": tpr.compute_s, "tpot_s": tpr.tpot_s,
-                           "link_bytes_per_s": tpr.link_bytes_per_s, "link": tpr.link_source,
-                           "link_latency_s": tpr.latency_s,
-                           # the hop latency's weight (review r3 F2): a catalog link counts
-                           # none; this is the TPOT floor were each ring hop 1 us
-                           "tpot_s_at_1us_per_hop": tpr.tpot_s + tpr.hop_latency_step_s()}
-        if res.tp_link is not None:
-            llm["parallel"]["link_provenance"] = res.tp_link.provenance()
-        if r.sweep is not None:   # the sweep's points are one device's kernels only
-            llm["parallel"]["sweep"] = tp_sweep_rows(r.sweep, tpr, r.request.batch)
+    if res.tpr:
+        llm["totals"] = totals(r, res.tpr)
+        llm["parallel"] = parallel_dict(res)
     if res.ppr:
-        from ..workloads.llm.pipeline import pipeline_dict
+        llm["totals"] = totals(r, res.tpr, res.ppr)
+        llm["pipeline"] = pipeline_section(res)
+    llm.update(variant_rows(res))
+    # the text's closing notes: what is approximate or left out, how a table quantized by
+    # hand is counted, the package a roof of several devices to software stands for
+    llm["notes"] = closing_notes(r)
+    return data
 
-        llm["totals"] = totals(r, tpr, res.ppr)
-        from ..workloads.llm.parallel import shard
 
-        # each stage's kinds of layers, per device (the shard under --tp), KV at the
-        # memory line's context
-        llm["pipeline"] = pipeline_dict(res.ppr, shard(r.config, r.settings.tp), r.settings,
-                                        r.footprint.context)
-        if res.pp_link is not None:
-            llm["pipeline"]["link"]["provenance"] = res.pp_link.provenance()
+def parallel_dict(res: LlmRun) -> dict:
+    """llm.parallel (--tp): the all-reduces, the embedding's and the logits gather, the
+    link they run on and, with a batch sweep, each step's (one device's kernels)."""
+    from .llm_tp_lines import tp_sweep_rows
+
+    r, tpr = res.result, res.tpr
+    par = {"tp": tpr.tp, "ring_ranks": tpr.ring,
+           "allreduce_bytes": tpr.allreduce_bytes,
+           "allreduces_per_step": tpr.allreduces, "comm_s": tpr.comm_s,
+           "logits_gather_bytes": tpr.gather_bytes,
+           "logits_gather_s": tpr.gather_s,
+           "embedding_allreduce_bytes": tpr.embedding_bytes,
+           "embedding_allreduce_s": tpr.embedding_s,
+           "prefill_embedding_allreduce_s": tpr.prefill_embedding_s,
+           "link_bytes": tpr.link_bytes,
+           "prefill_comm_s": tpr.prefill_comm_s,
+           # the decode payloads above are batch x this many rows; the
+           # prefill's per prompt token 1/this of them (choose's prefill)
+           "decode_tokens": tpr.query_tokens,
+           "compute_s": tpr.compute_s, "tpot_s": tpr.tpot_s,
+           "link_bytes_per_s": tpr.link_bytes_per_s, "link": tpr.link_source,
+           "link_latency_s": tpr.latency_s,
+           # the hop latency's weight (review r3 F2): a catalog link counts
+           # none; this is the TPOT floor were each ring hop 1 us
+           "tpot_s_at_1us_per_hop": tpr.tpot_s + tpr.hop_latency_step_s()}
+    if res.tp_link is not None:
+        par["link_provenance"] = res.tp_link.provenance()
+    if r.sweep is not None:   # the sweep's points are one device's kernels only
+        par["sweep"] = tp_sweep_rows(r.sweep, tpr, r.request.batch)
+    return par
+
+
+def pipeline_section(res: LlmRun) -> dict:
+    """llm.pipeline (--pp): each stage's kinds of layers, per device (the shard under
+    --tp), KV at the memory line's context, and the stage link's provenance."""
+    from ..workloads.llm.parallel import shard
+    from ..workloads.llm.pipeline import pipeline_dict
+
+    r = res.result
+    out = pipeline_dict(res.ppr, shard(r.config, r.settings.tp), r.settings,
+                        r.footprint.context)
+    if res.pp_link is not None:
+        out["link"]["provenance"] = res.pp_link.provenance()
+    return out
+
+
+def variant_rows(res: LlmRun) -> dict:
+    """llm.whatif (--whatif) and llm.hardware (--compare; each row's memory and fit), only
+    those given."""
+    out: dict = {}
     for key, rows in (("whatif", res.whatifs), ("hardware", res.hardware)):
         if rows:
-            llm[key] = [{"label": w.label, "ai": w.ai, "tpot_s": w.tpot_s,
+            out[key] = [{"label": w.label, "ai": w.ai, "tpot_s": w.tpot_s,
                          "weights_bytes": w.weights_bytes, "roof": w.roof.name,
                          "launch_s": w.launch_s, "launch_bound": w.launch_bound,
                          "with_launches_s": w.with_launches_s,
                          "notes": list(w.notes)}
                         for w in rows]
-    for row, m in zip(llm.get("hardware", []), res.hardware_memory, strict=False):
+    for row, m in zip(out.get("hardware", []), res.hardware_memory, strict=False):
         row["memory_bytes"] = m
-        row["fits"] = None if m is None else r.footprint.total <= m
-    from .llm_words import closing_notes
-
-    # the text's closing notes: what is approximate or left out, how a table quantized by
-    # hand is counted, the package a roof of several devices to software stands for
-    llm["notes"] = closing_notes(r)
-    return data
+        row["fits"] = None if m is None else res.result.footprint.total <= m
+    return out
 
 
 def kv_settings(settings: dict, s) -> dict:

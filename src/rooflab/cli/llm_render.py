@@ -14,9 +14,8 @@ from ..units import (
     si_apart,
 )
 from ..workloads.llm.analysis import request_floor_s
-from ..workloads.llm.eager import eager_estimate_missing
 from ..workloads.llm.study import LlmRun
-from .llm_gap import gap_line, measured_line
+from .llm_gap import measured_lines
 from .llm_pipeline_render import _dtypes_fit, pipeline_lines
 from .llm_sweep_render import (
     context_sweep_lines,
@@ -141,10 +140,9 @@ def memory_context(req, fp) -> str:
             f"decode step's")
 
 
-def summary_lines(r, tpr=None, ppr=None, memory_from: str = "") -> list[str]:
-    d, fp, req = r.decode, r.footprint, r.request
-    unit = device_word(r.roof)
-    t = totals(r, tpr, ppr)
+def floor_link_words(r, tpr=None, ppr=None) -> tuple[str, str]:
+    """What the TPOT and the TTFT floors add under --tp/--pp, in the summary's words:
+    ' with all-reduces (compute 10.4 ms + ...)', ' with 1 stage transfer (291 ns)'."""
     comm = (f" with all-reduces (compute {fmt_seconds(r.tpot_s)} + {tp_link_words(tpr)})"
             if tpr else "")
     if ppr:
@@ -156,6 +154,14 @@ def summary_lines(r, tpr=None, ppr=None, memory_from: str = "") -> list[str]:
     if ppr:
         pre_comm += (f" {'and' if tpr else 'with'} the prompt's stage transfers "
                      f"({fmt_seconds(ppr.prefill_transfer_s)})")
+    return comm, pre_comm
+
+
+def summary_lines(r, tpr=None, ppr=None, memory_from: str = "") -> list[str]:
+    d, fp, req = r.decode, r.footprint, r.request
+    unit = device_word(r.roof)
+    t = totals(r, tpr, ppr)
+    comm, pre_comm = floor_link_words(r, tpr, ppr)
     lo, hi = d.launch_s_range
     plo, phi = d.per_launch_s
     out = [
@@ -331,7 +337,7 @@ def _weights_fit(r):
 def print_report(out, run: LlmRun, phase: str, said: frozenset = frozenset()) -> None:
     """The text report on a rich console: step tables, floors, sweep, measured point,
     tensor parallelism, what-ifs, hardware swap, notes."""
-    r, measured, tpr = run.result, run.measured, run.tpr
+    r, tpr = run.result, run.tpr
     req, tp = r.request, r.settings.tp
     if phase in ("decode", "both"):
         n = r.settings.decode_tokens
@@ -366,15 +372,8 @@ def print_report(out, run: LlmRun, phase: str, said: frozenset = frozenset()) ->
             out.print(f"the sweep's tokens/s are one batch in flight (batch / TPOT floor); "
                       f"with {run.ppr.micro_batches} micro-batches the pipeline throughput "
                       f"line below gives batch {req.batch}'s", soft_wrap=True, markup=False)
-    for m in run.measured_prefill:   # --ttft-ms: the TTFT floor is said under any phase
-        out.print(measured_line(m), soft_wrap=True, markup=False)
-    if measured:
-        m = measured[0]
-        out.print(measured_line(m), soft_wrap=True, markup=False)
-        line = gap_line(m.kernel.seconds - m.floor_s, r.decode, run.measured_launches,
-                        eager_estimate_missing(r.config, r.settings))
-        if line:
-            out.print(line, soft_wrap=True, markup=False)
+    for line in measured_lines(run):   # --ttft-ms's and --tpot-ms's, under any phase
+        out.print(line, soft_wrap=True, markup=False)
     if tpr:
         out.print(tp_line(tpr, r.settings), soft_wrap=True, markup=False)
         line = tp_latency_line(tpr, run.tp_link)

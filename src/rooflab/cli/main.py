@@ -354,14 +354,17 @@ def _click_error(exc: Exception, argv: list[str]) -> int:
             if text.strip():
                 print(text)
             return EXIT_USAGE
-        # One `error:` line like every other error, then the usage as a hint.
-        print(f"error: {exc.format_message()}", file=sys.stderr)
+        # One `error:` line like every other error, then the usage as a hint; a bad
+        # number in rooflab's words, not pydantic's (usage_words)
+        from .usage_words import usage_message
+
+        message = usage_message(exc)
+        print(f"error: {message}", file=sys.stderr)
         ctx = getattr(exc, "ctx", None)
         if ctx is not None:
             print(f"{ctx.get_usage()}\nsee `{ctx.command_path} --help`",
                   file=sys.stderr)
-        json_errors.emit(json_errors.document(exc.format_message(), json_errors.USAGE,
-                                              EXIT_USAGE))
+        json_errors.emit(json_errors.document(message, json_errors.USAGE, EXIT_USAGE))
         return EXIT_USAGE
     if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
         # a path past the system's limit (a name over 255 bytes), met by a Path.is_dir()

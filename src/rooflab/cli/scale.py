@@ -274,6 +274,7 @@ def _scale_inputs(on: str | None, dtype: str, blocks: int, link_bw: str | None,
     links, ScaleNet: the inter-node link with its kind, NICs and the node size)."""
     from ..hardware.resolve import load_roof
     from .comm_options import check_link_from
+    from .options import say_name_note_now
     from .scale_links import catalog_device, scale_network
 
     if on is None:
@@ -288,6 +289,7 @@ def _scale_inputs(on: str | None, dtype: str, blocks: int, link_bw: str | None,
     chosen = choose_links(on, link_bw, link_from, hop_s, per_node)
     dev = catalog_device(on)
     inter, kind = inter_link(inter_bw, chosen.measured, hop_s, dev)
+    say_name_note_now(on)    # which device a family name chose, before the table
     return roof, chosen, scale_network(inter, kind, dev, per_node, nics)
 
 

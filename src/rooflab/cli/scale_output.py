@@ -116,8 +116,23 @@ def link_dict(link: Link | None, kind: str | None) -> dict | None:
 
 
 def _assumptions(run: ScaleRun) -> list[str]:
-    """The step's assumptions, then the gradients' all-reduce type."""
-    return list(run.points[-1].step.assumptions) + ([run.grads] if run.grads else [])
+    """The step's assumptions, the gradients' all-reduce type, then the model."""
+    return (list(run.points[-1].step.assumptions) + ([run.grads] if run.grads else [])
+            + [model_words(run)])
+
+
+def model_words(run: ScaleRun) -> str:
+    """What scale's model is and leaves out, said with its counts: `rooflab train gpt2`
+    counts 124 M parameters and 876 GFLOP a 1024-token step where h=768 x 12 blocks here are
+    84.9 M and 522 GFLOP (no embeddings, LM head or attention scores; review s34 C)."""
+    block = 12 * run.hidden ** 2
+    flop = 6 * run.memory.params * run.tokens
+    return (f"model: {run.blocks} blocks of 12 h^2 = {si(block)} parameters (QKV h x 3h, "
+            f"output h x h, MLP h x 4h and 4h x h), {si(run.memory.params)} in all; "
+            f"6 FLOP per parameter per token, {si(flop, 'FLOP')} a step per device; no "
+            f"embeddings, LM head, attention scores, norms or optimizer step, no GQA or "
+            f"SwiGLU: a real model's step from its config is `rooflab train CONFIG --on "
+            f"DEVICE --dp N`")
 
 
 def _point_dict(p: ScalePoint) -> dict:

@@ -225,7 +225,6 @@ def _show_cmd(
     from ..model.schema import SCHEMA_VERSION
     from .common import console, emit_json
 
-    _notes_on_close(ctx, name)
     if output is not None and not sweep:
         raise InputError(f"-o writes the working-set chart of --sweep; add --sweep "
                          f"(`rooflab specs show {name} --sweep -o {output}`)")
@@ -233,6 +232,7 @@ def _show_cmd(
         _show_sweep(name, threads, output, json_out)
         return
     d = _entry(name) if threads is None else _threads_entry(name, threads)
+    _say_names(name)
     if json_out:
         head = ({"file": d.path} if isinstance(d, FileRoof) else
                 {"device": device_to_dict(d)})
@@ -244,12 +244,13 @@ def _show_cmd(
         out.print(table)
 
 
-def _notes_on_close(ctx: typer.Context, names) -> None:
+def _say_names(names) -> None:
     """A family name that fits several entries (M3 Max: two GPU bins) is said on stderr
-    after the command ran, as --on says it (options.say_name_notes)."""
+    once the names resolved, before the tables (as --on says it: options.say_name_note_now;
+    after a long table it went unread, review s34 C); stdout, --json's included, as it was."""
     from .options import say_name_notes
 
-    ctx.call_on_close(lambda: say_name_notes(names))
+    say_name_notes(names)
 
 
 def _compare_cmd(
@@ -270,11 +271,11 @@ def _compare_cmd(
 
     # `llm --compare` and `choose --among` take comma lists; accept the same here.
     names = [part.strip() for n in names for part in n.split(",") if part.strip()]
-    _notes_on_close(ctx, names)
     if not names:
         raise InputError("specs compare takes device names, e.g. `rooflab specs compare "
                          "h100 h200` (or h100,h200)")
     devices = [_entry(n) for n in names]
+    _say_names(names)
     has_file = any(isinstance(d, FileRoof) for d in devices)
     cores_note = core_count_note(devices) or kind_mismatch_note(devices)
     if json_out:

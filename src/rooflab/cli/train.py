@@ -88,7 +88,10 @@ def register(app) -> None:
         dp: int = typer.Option(1, "--dp", help="data-parallel devices, each running "
                                "--batch: the gradients' all-reduce (or ZeRO's collectives) "
                                "on the ring link `rooflab scale` picks; tokens/s of all "
-                               "of them, MFU per device"),
+                               "of them, MFU per device. On a package of several dies (an "
+                               "MI250X) --dp and --tp count packages and every die is a "
+                               "rank: --dp N is 2N ranks, each running --batch on one die "
+                               "(the table, floors, MFU and memory are one die's)"),
         zero: int = typer.Option(0, "--zero", help="ZeRO stage over the --dp devices "
                                  "(Rajbhandari et al. 2020): 1 shards the optimizer state, "
                                  "2 also the gradients, 3 also the weights; needs --dp 2 or "
@@ -107,8 +110,9 @@ def register(app) -> None:
         sequence_parallel: SequenceParallelOpt = False,
         tp_link_bw: TpLinkBwOpt = None,
         link_latency: LinkLatencyOpt = None,
-        memory: str = typer.Option(None, "--memory", help="device memory, e.g. 80GB "
-                                   "(default: the catalog's)"),
+        memory: str = typer.Option(None, "--memory", help="one rank's device memory, "
+                                   "e.g. 80GB (default: the catalog's; on a package of "
+                                   "several dies, an MI250X, one die's: 64 GB)"),
         json_out: bool = typer.Option(False, "--json", help="print JSON"),
         output: str = typer.Option(None, "-o", "--output", help="kernel file .json (for "
                                    "`rooflab report`, `whatif`), .csv, or a chart .png/.svg"),
@@ -149,7 +153,8 @@ def register(app) -> None:
                      inputs=[config, on, link_from])
         from .train_tp_words import tp_link_options
 
-        _check_dp_options(dp, link_bw, overlap, link_from, hop_latency_us, grad_dtype, tp)
+        _check_dp_options(_dp_ranks(on, dp, tp), link_bw, overlap, link_from,
+                          hop_latency_us, tp)
         tp_link = tp_link_options(tp, tp_link_bw, link_latency, hop_latency_us)
         seq = _seq(seq, cfg)
         _check_positions(cfg, seq)
@@ -172,14 +177,25 @@ def _grad_dtype(given: str | None) -> str | None:
     return None if given is None else grad_dtype(given, "bf16")
 
 
+def _dp_ranks(on: str | None, dp: int, tp: int) -> int:
+    """The data-parallel ranks --dp gives on --on (train_dies.per_rank: an MI250X's --dp 1
+    is its 2 dies, a ring of 2); dp where --on is no package of several dies."""
+    from ..hardware.resolve import load_roof
+    from ..workloads.llm.train_dies import per_rank
+
+    return per_rank(load_roof(on), dp, tp)[2] if on else dp
+
+
 def _check_dp_options(dp: int, link_bw: str | None, overlap: bool | None,
                       link_from: str | None = None, hop_us: float | None = None,
-                      grad_dtype: str | None = None, tp: int = 1) -> None:
-    """--link-bw, --link-from, --hop-latency-us, --grad-dtype and --overlap/--no-overlap
-    time the collectives of --dp N: without N > 1 there are none, so they are refused (as
-    `rooflab llm` refuses --link-from and --pp-link-bw without --tp/--pp), not silently
-    ignored; --link-bw and --link-from are one link, given once (as `rooflab scale`).
-    Under --tp N > 1, --link-from and --hop-latency-us also time its collectives."""
+                      tp: int = 1) -> None:
+    """--link-bw, --link-from, --hop-latency-us and --overlap/--no-overlap time the
+    collectives of --dp N (`dp`: its ranks, train_dies.per_rank): without N > 1 there are
+    none, so they are refused (as `rooflab llm` refuses --link-from and --pp-link-bw
+    without --tp/--pp), not silently ignored; --link-bw and --link-from are one link,
+    given once (as `rooflab scale`). Under --tp N > 1, --link-from and --hop-latency-us
+    also time its collectives. --grad-dtype is no link option: the gradients are held at
+    it on any step (the memory line), reduced at it where they are reduced."""
     from .comm_options import check_link_from
 
     check_link_from(link_from, link_bw)
@@ -187,7 +203,6 @@ def _check_dp_options(dp: int, link_bw: str | None, overlap: bool | None,
     given = [name for name, v in (("--link-bw", link_bw),
                                   ("--link-from", None if tp_too else link_from),
                                   ("--hop-latency-us", None if tp_too else hop_us),
-                                  ("--grad-dtype", grad_dtype),
                                   ("--overlap" if overlap else "--no-overlap", overlap))
              if v is not None]
     if given and isinstance(dp, int) and dp == 1:
@@ -231,12 +246,11 @@ def run(cfg, on: str, options: dict, *, dtype: str | None, step_ms: float | None
     group's link (train_tp_words.tp_link_options)."""
     from ..hardware.resolve import load_roof
     from ..units import si_apart
-    from ..workloads.llm.train import TrainSetup, run_train
+    from ..workloads.llm.train import run_train
     from ..workloads.llm.train_memory import train_memory
     from .common import console, emit_json, warn, wrote
-    from .llm_memory import device_capacity
-    from .llm_words import catalog_device
-    from .scale import _default_dtype
+    from .options import say_name_note_now
+    from .train_ranks import die_words, rank_memory, rank_setup
     from .train_render import (
         below_floor_words,
         kernel_table,
@@ -247,19 +261,18 @@ def run(cfg, on: str, options: dict, *, dtype: str | None, step_ms: float | None
     )
     from .train_tp_words import on_tp
 
-    roof = load_roof(on)
-    # fp16 where the roof has fp16 tensor math and no bf16 (V100, T4), as `rooflab scale`
-    dtype, picked = _default_dtype(dtype, roof)
-    setup = TrainSetup(dtype=dtype, **options)
-    mem_bytes, _, host_notes = device_capacity(catalog_device(on, roof), on, memory)
+    package = load_roof(on)
+    say_name_note_now(on)    # which device a family name chose, before the tables
+    roof, setup, picked = rank_setup(cfg, package, options, dtype)
+    mem_bytes, host_notes = rank_memory(on, package, memory, setup.dies)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")     # llm's context warnings: said once, above
         r = run_train(cfg, roof, setup)
-    r, chosen = on_tp(r, on, roof, link, tp_link)
+    r, chosen = on_tp(r, on, package, link, tp_link)
     r, ring = _on_ring(r, on, link_bw, link, overlap, chosen)
     mem = train_memory(cfg, setup, mem_bytes)
     notes = (tuple(picked) + r.notes + host_notes + _notes(cfg, setup) + optimizer_note(r)
-             + die_words(roof, setup.dp, setup.tp) + _link_notes(ring, chosen))
+             + die_words(package, setup) + _link_notes(ring, chosen))
     if step_ms is not None and step_ms / 1e3 < r.floor_s:
         warn(below_floor_words(r, step_ms / 1e3))
     largest = _largest(cfg, setup, mem_bytes)
@@ -309,35 +322,10 @@ def _on_ring(r, on: str, link_bw: str | None, link: dict | None, overlap: bool,
     from ..workloads.llm.train_dp import with_dp
     from .train_dp_words import named_apart, train_ring
 
-    ring = named_apart(train_ring(on, r.setup.dp, r.setup.tp, link_bw, **(link or {})),
-                       chosen.link if chosen else None)
+    st = r.setup     # the links are chosen per package (train_dies): --dp's and --tp's
+    ring = named_apart(train_ring(on, st.dp_devices, st.tp_devices, link_bw,
+                                  **(link or {})), chosen.link if chosen else None)
     return with_dp(r, ring.link, overlap), ring
-
-
-def die_words(roof, dp: int, tp: int = 1) -> tuple[str, ...]:
-    """On a catalog package that is several devices to software (--on MI250X: two GCDs,
-    model/dies.py) the step is the package's, as `rooflab llm` says of its floors (review
-    s28 R4 F3): the roof's own note, then what it means for a training step, whose ranks
-    run one per die."""
-    from ..model.dies import note, software_devices
-
-    n = software_devices(roof)
-    if n <= 1:
-        return ()
-    ranks = (f"; --dp {dp} counts packages here, {dp * n} dies" if dp > 1 else "")
-    if dp > 1 and tp == 1:   # the ring's ranks (train_dp.dp_ranks)
-        ranks += (f", each a rank of the data-parallel ring (all-reduce 2 x {dp * n - 1}/"
-                  f"{dp * n} of the gradients)")
-    if tp > 1:    # as `rooflab llm --tp` says it (llm_words), the link words too
-        ranks += (f"; --tp {tp} counts packages, as `rooflab llm --tp` does: {tp * n} dies, "
-                  f"each a rank of its collectives' ring (all-reduce 2 x {tp * n - 1}/"
-                  f"{tp * n} of the bytes), while ROCm and `rooflab choose` count dies "
-                  f"(their --tp {tp * n})")
-    return (f"{note(roof.name, n)}. So are this step's floors, MFU's peak and the memory "
-            f"line: the package's ({n} dies' together). A training process (one rank) runs "
-            f"on one die, with 1/{n} of the ceilings and the memory, so one rank's step on "
-            f"one die has about {n}x these work floors (the launches the same) and 1/{n} "
-            f"of this memory; the package trains as --dp {n} over its dies' link{ranks}",)
 
 
 def _largest(cfg, setup, mem_bytes: float | None) -> tuple[int, int] | None:
@@ -388,6 +376,10 @@ def _notes(cfg, setup) -> tuple[str, ...]:
         from .train_tp_words import tp_notes
 
         notes[2:2] = tp_notes(setup)
+    if setup.dp < 2:     # with --dp its notes say it (dp_notes)
+        from .train_dp_words import grad_words
+
+        notes += grad_words(setup)
     if not setup.mixed:
         notes.append(PRECISION_WORDS[setup.dtype])
     # clipping, fp16's unscale, zeroing (workloads/llm/train_clip); --loss fused's chunks

@@ -70,13 +70,20 @@ def dp_ring(on: str, n: int, link_bw: str | None, link_from: str | None = None,
     from .scale_links import catalog_device, hop_note, scale_network
 
     chosen = choose_links(on, link_bw, link_from, hop_s)
+    dev = catalog_device(on)
+    # one package's dies (an MI250X's --dp 1: its 2 ranks on their 4 die links)
+    if n == 1 and chosen.kind == "catalog" and getattr(dev, "software_devices", 1) > 1:
+        from ..model.comm_link import xgmi_ring_link
+
+        dies = xgmi_ring_link(dev, 1, hop_s)
+        if dies is not None:
+            return DpRing(dies, chosen.kind, dies)
     if chosen.by_count and n in chosen.by_count and not link_bw:   # a mesh: (n-1) links
         return DpRing(chosen.by_count[n], chosen.kind, chosen.by_count[n])
     if chosen.pair is not None and n == 2:
         return DpRing(chosen.pair, chosen.kind, chosen.pair)
     if link_bw:
         return DpRing(chosen.intra, chosen.kind, chosen.intra)
-    dev = catalog_device(on)
     inter, kind = inter_link(None, chosen.measured, hop_s, dev)
     net = scale_network(inter, kind, dev, None, None)
     notes = (link_notes(chosen, load_roof(on).name, on, n, net.per_node, False, TRAIN_WORDS)
@@ -134,7 +141,7 @@ def dp_lines(r) -> list[str]:
     hidden = (f"overlapped with the compute in 25 MB buckets (PyTorch DDP{after})"
               if dp.overlap else "--no-overlap: after the compute")
     return [
-        f"data parallel: {dp.n} devices x --batch {st.batch} = {st.step_tokens * dp.n} "
+        f"data parallel: {ranks_of(st)} x --batch {st.batch} = {st.step_tokens * st.dp} "
         f"tokens per optimizer step; {ZERO_WORDS[dp.zero]}",
         f"communication {fmt_seconds(dp.comm_s)} per step ({each}); {hidden}: "
         f"{fmt_seconds(dp.exposed_s)} exposed ({fmt_pct(100 * dp.exposed_s / dp.comm_s)} of "
@@ -147,13 +154,51 @@ def dp_lines(r) -> list[str]:
     ]
 
 
+def ranks_of(setup) -> str:
+    """'8 devices', or on a package of several dies (train_dies) '8 ranks (--dp 4
+    packages x 2 dies)': the data-parallel ranks and the --dp they come from."""
+    if setup.dies == 1 or setup.tp > 1:
+        return f"{setup.dp} devices"
+    n = setup.dp_devices
+    return (f"{setup.dp} ranks (--dp {n} package{'s' * (n > 1)} x {setup.dies} dies, one "
+            f"rank each)")
+
+
+def tokens_words(st, per: str) -> str:
+    """The summary's tokens: per optimizer step of the --dp ranks, each on its --tp group
+    (train_dies: on an MI250X ranks, one per die; --dp and --tp count packages)."""
+    if st.dp > 1:
+        per = f"{st.step_tokens * st.dp} tokens per optimizer step: {ranks_of(st)} x {per}"
+    if st.tp > 1:
+        per += f"; each on a group of --tp {st.tp} devices" if st.dies == 1 else (
+            f"; each on a group of {st.tp} ranks (--tp {st.tp_devices} packages x "
+            f"{st.dies} dies)")
+    return per
+
+
+def setup_more(st) -> dict:
+    """What the `train.setup` JSON adds past --dp's keys: --grad-dtype where given without
+    --dp (held at it: the memory line), and the ranks on a package of several dies
+    (train_dies: every die a rank; its dp and tp are --dp and --tp as given, packages)."""
+    grads = {"grad_dtype": st.grad_dtype} if st.grad_dtype and st.dp < 2 else {}
+    ranks = {"dies": st.dies, "dp_ranks": st.dp, "tp_ranks": st.tp} if st.dies > 1 else {}
+    return {**grads, **ranks}
+
+
+def dp_flag(ranks: int, setup) -> int:
+    """The --dp that gives `ranks` data-parallel ranks: ranks / dies rounded up on a
+    package of several dies (without --tp, train_dies), else ranks."""
+    return -(-ranks // setup.dies) if setup.tp == 1 else ranks
+
+
 def ranks_words(dp) -> str:
     """' over 16 ranks (--dp 8 packages x 2 dies, each a rank: N = 16)' where the ring
     runs over more ranks than --dp counts devices (an MI250X: train_dp.dp_ranks); ''
     elsewhere."""
     if dp.ring_ranks == dp.n:
         return ""
-    return (f" over {dp.ring_ranks} ranks (--dp {dp.n} packages x {dp.ring_ranks // dp.n} "
+    return (f" over {dp.ring_ranks} ranks (--dp {dp.n} package{'s' * (dp.n > 1)} x "
+            f"{dp.ring_ranks // dp.n} "
             f"dies, each a rank: N = {dp.ring_ranks})")
 
 
@@ -253,17 +298,18 @@ def dp_memory_words(mem, setup, fewest: tuple[int, str, float] | None = None) ->
     from ..workloads.llm.train_dp import unsharded
     from ..workloads.llm.train_memory import zero3_devices
 
-    n = setup.dp
-    text = f"{ZERO_WORDS[setup.zero]} over {n} devices: states {si(mem.states, 'B')} per device"
+    n, each = setup.dp_devices, "device" if setup.dies == 1 else "rank"
+    text = (f"{ZERO_WORDS[setup.zero]} over {ranks_of(setup)}: states "
+            f"{si(mem.states, 'B')} per {each}")
     if mem.fits is False:
         fit = zero_fit(mem, setup)
         need = zero3_devices(unsharded(mem, setup))
         if fit is not None:
             text += (f"; at --dp {n}, --zero {fit[0]} holds it: {si(fit[1], 'B')} per "
-                     f"device ({ZERO_WORDS[fit[0]]})")
+                     f"{each} ({ZERO_WORDS[fit[0]]})")
         elif need is not None:
-            text += (f"; no ZeRO stage holds it at --dp {n}: ZeRO-3 needs {need} devices at "
-                     f"this micro-batch (--dp {need} --zero 3)"
+            text += (f"; no ZeRO stage holds it at --dp {n}: ZeRO-3 needs {need} "
+                     f"{each}s at this micro-batch (--dp {dp_flag(need, setup)} --zero 3)"
                      + (f", {fewest[0]} with {fewest[1]}" if fewest else ""))
         else:
             text += (f"; no ZeRO stage holds it at any --dp: the activations alone, "
@@ -278,7 +324,7 @@ def dp_memory_words(mem, setup, fewest: tuple[int, str, float] | None = None) ->
 
 def dp_notes(setup) -> tuple[str, ...]:
     """The notes --dp adds, in place of the one-device note."""
-    return (f"{setup.dp} data-parallel devices, each running --batch {setup.batch}: "
+    return (f"{ranks_of(setup)} data-parallel, each running --batch {setup.batch}: "
             f"tokens/s is all devices' together, MFU per device (the same as the whole); "
             f"the collectives run on a ring (NCCL switches to trees at scale, so the "
             f"latency term is pessimistic there)",
@@ -293,13 +339,33 @@ def grad_words(setup) -> tuple[str, ...]:
     """--grad-dtype: what it changes (the collectives' gradient bytes and the gradients
     each device holds) and what it leaves at --dtype."""
     if setup.grad_dtype is None:
-        return ()
+        return _main_grad_words(setup)
     weights = ("; the weights ZeRO all-gathers stay at --dtype's "
                f"{setup.width} B" if setup.zero else "")
+    traffic = (f"the kernels' gradient traffic (the dW writes, the optimizer's read, "
+               f"--clip-grad's passes) is counted at --dtype {setup.dtype}")
+    if setup.dp < 2:    # no data-parallel collective: held, and reduced where TP reduces
+        norms = ("; the TP group's norm-gradient all-reduce (--sequence-parallel, q/k "
+                 "norms) moves them at it" if setup.tp > 1 else "")
+        return (f"--grad-dtype {setup.grad_dtype}: the gradients are held at "
+                f"{setup.grad_width} B each (the memory line's grads, Megatron-LM's "
+                f"main_grad buffer){norms}; {traffic}",)
     return (f"--grad-dtype {setup.grad_dtype}: the gradients are reduced and held at "
             f"{setup.grad_width} B each (the collectives and the memory line's grads"
-            f"{weights}); the kernels' gradient traffic (the dW writes, the optimizer's "
-            f"read, --clip-grad's passes) is counted at --dtype {setup.dtype}",)
+            f"{weights}); {traffic}",)
+
+
+def _main_grad_words(setup) -> tuple[str, ...]:
+    """Under --tp at bf16 without --grad-dtype: the norm gradients are reduced at
+    Megatron-LM's fp32 main_grad (train_tp.norm_grad_width) while the memory line counts
+    the gradients at --dtype's 2 B (ZeRO's count): said, with the option that counts
+    Megatron-LM's buffer."""
+    if setup.tp < 2 or setup.dtype != "bf16":
+        return ()
+    return ("the memory line holds the gradients at --dtype's 2 B (ZeRO's mixed-precision "
+            "count), while Megatron-LM under --bf16 keeps them in an fp32 main_grad buffer, "
+            "whose width the norm-gradient all-reduce takes: --grad-dtype fp32 counts that "
+            "buffer (4 B per parameter)",)
 
 
 def clip_words(setup) -> tuple[str, ...]:

@@ -88,10 +88,10 @@ def summary_lines(r: TrainResult, mem: TrainMemory, step_ms: float | None,
     per = (f"{st.tokens} tokens per step" if st.accumulate == 1 else
            f"{st.step_tokens} tokens per optimizer step: {st.accumulate} micro-batches of "
            f"{st.tokens}")
-    if st.dp > 1:
-        per = f"{st.step_tokens * st.dp} tokens per optimizer step: {st.dp} devices x {per}"
-    if st.tp > 1:
-        per += f"; each on a group of --tp {st.tp} devices"
+    if st.dp > 1 or st.tp > 1:
+        from .train_dp_words import tokens_words
+
+        per = tokens_words(st, per)
     lines = [
         f"step floor {fmt_seconds(r.floor_s)} ({parts}; {WITH_LAUNCHES} "
         f"{fmt_seconds(r.with_launches_s)}: {t.step.launches} launches x "
@@ -243,7 +243,8 @@ def memory_line(mem: TrainMemory, setup, largest: tuple[int, int] | None = None,
         from .train_dp_words import dp_memory_words
 
         verdict += f"; {dp_memory_words(mem, setup, fewest)}"
-    return (f"memory: {parts} of {device} on the device "
+    where = "the device" if setup.dies == 1 else "one die (a rank's device)"
+    return (f"memory: {parts} of {device} on {where} "
             f"({verdict}{fit})")
 
 
@@ -253,6 +254,7 @@ def train_dict(r: TrainResult, mem: TrainMemory, step_ms: float | None,
     report, whatif, plot and choose read), and a `train` section."""
     from ..model.roof_schema import roof_to_dict
     from ..model.schema import SCHEMA_VERSION, kernel_to_dict, points_to_dicts
+    from .train_dp_words import setup_more
 
     a, t = r.timing.analysis, r.timing
     st = r.setup
@@ -276,10 +278,10 @@ def train_dict(r: TrainResult, mem: TrainMemory, step_ms: float | None,
                   "optimizer": st.optimizer, "attention_flops": st.attention_flops,
                   "optimizer_state": st.optimizer_spec()[3],
                   "loss": st.loss, "clip_grad": st.clip_grad,
-                  **({"dp": st.dp, "zero": st.zero,
+                  **({"dp": st.dp_devices, "zero": st.zero,
                       "grad_dtype": st.grad_dtype or st.storage} if st.dp > 1 else {}),
-                  **({"tp": st.tp, "sequence_parallel": st.sequence_parallel}
-                     if st.tp > 1 else {})},
+                  **({"tp": st.tp_devices, "sequence_parallel": st.sequence_parallel}
+                     if st.tp > 1 else {}), **setup_more(st)},
         "floor_s": r.floor_s, "work_floor_s": r.floor_s,
         "with_launches_s": r.with_launches_s,
         "launches": {"per_step": t.step.launches, "per_launch_s": list(t.per_launch_s),
@@ -348,7 +350,8 @@ def zero_fit_dict(mem: TrainMemory, st) -> dict | None:
     from .train_dp_words import zero_fit
 
     fit = zero_fit(mem, st) if mem.fits is False else None
-    return None if fit is None else {"dp": st.dp, "zero": fit[0], "bytes_per_device": fit[1]}
+    return None if fit is None else {"dp": st.dp_devices, "zero": fit[0],
+                                     "bytes_per_device": fit[1]}
 
 
 def write_output(path: str, data: dict, r: TrainResult) -> None:
@@ -360,7 +363,8 @@ def write_output(path: str, data: dict, r: TrainResult) -> None:
     if suffix == ".json":
         write_json(path, data)
     elif suffix == ".csv":     # --tp: its degree as one more column
-        tp = data["train"]["setup"].get("tp")
+        setup = data["train"]["setup"]
+        tp = setup.get("tp_ranks", setup.get("tp"))
         save_text(path, csv_text([{**row, "tensor_parallel": tp} for row in csv_rows(data)],
                                  CSV_COLUMNS + (("tensor_parallel",) if tp else ())))
     else:

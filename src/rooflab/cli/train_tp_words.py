@@ -153,7 +153,8 @@ def on_tp(r, on: str, roof, link: dict | None, options: dict | None):
     from ..workloads.llm.train_tp import with_tp
 
     given = options or {}     # tp_link_options'
-    chosen = tp_link(on, roof, r.setup.tp, given.get("link_bw"),
+    # the link is chosen per package (--tp as given; train_dies), the ring over its dies
+    chosen = tp_link(on, roof, r.setup.tp_devices, given.get("link_bw"),
                      (link or {}).get("link_from"), given.get("hop_s", 0.0))
     if given.get("hop_s"):
         chosen = replace(chosen, latency_from=given.get("latency_option", "--hop-latency-us"))
@@ -170,10 +171,12 @@ def tp_lines(r) -> list[str]:
           f"{tp.n} of the tokens)" if tp.sequence_parallel else "")
     lk = tp.link
     hop = f", {fmt_seconds(lk.hop_latency_s)} per ring hop" if lk.hop_latency_s else ""
+    # on a package of several dies (train_dies) every die a rank: --tp counts packages
+    unit, dies = ("devices", "") if st.dies == 1 else ("ranks", f" packages x {st.dies} dies")
     return [
-        f"tensor parallel: {tp.n} devices per model replica{sp}; {st.dp * tp.n} devices in "
-        f"all (--dp {st.dp} x --tp {tp.n}); heads, KV heads, MLP columns and the vocabulary "
-        f"split {tp.n} ways",
+        f"tensor parallel: {tp.n} {unit} per model replica{sp}; {st.dp * tp.n} {unit} in "
+        f"all (--dp {st.dp} x --tp {st.tp_devices}{dies}); heads, KV heads, MLP columns "
+        f"and the vocabulary split {tp.n} ways",
         f"tensor-parallel communication {fmt_seconds(tp.comm_s)} per step ({each}); not "
         f"overlapped with the compute: all of it on the step floor "
         f"({fmt_pct(100 * tp.comm_s / r.floor_s)} of it); {si(tp.link_bytes, 'B')} sent per "

@@ -6,6 +6,7 @@ off the message's words (s21 d1 item 1). The messages are the ones profile.py ra
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -48,6 +49,12 @@ def check_document(d: Any, where: str) -> None:
         raise InputError(f"{where}: field 'host' must be an object, e.g. {{\"name\": \"my box\"}}; "
                          f"got {d['host']!r}", field=f"{where}.host")
     _check_host(d.get("host") or {}, where)
+    extras = d.get("extras") or {}
+    if not isinstance(extras, Mapping):
+        raise InputError(f"{where}: field 'extras' must be an object (the probe's raw "
+                         f"tables), or absent; got {type(extras).__name__} {extras!r:.60}",
+                         field=f"{where}.extras")
+    check_comm(extras.get("comm"), where)
 
 
 # compute capability as the GPU probe writes it (torch's major.minor): "8.0", "10.0"
@@ -68,3 +75,52 @@ def _check_host(host: Mapping[str, Any], where: str) -> None:
         raise InputError(f"{where}: field 'host.compute_capability' must be a string "
                          f"major.minor such as \"8.0\" (quoted), or null; got {cc!r}",
                          field=f"{where}.host.compute_capability")
+
+
+_RERUN = "rerun `rooflab probe --comm`, or fix the value"
+
+
+def check_comm(comm: Any, where: str) -> None:
+    """A cluster profile's extras.comm (`rooflab probe --comm`), read by every --link-from
+    and by scale --on: the fields model/link_fits reads (collectives, ranks, the alpha/beta
+    fit). A hand-edited "abc", NaN or a list there failed deep in the link arithmetic as a
+    traceback, or gave a link with a NaN latency (review s34 E)."""
+    if comm is None:
+        return
+    at = f"{where}: field 'extras.comm"
+    if not isinstance(comm, Mapping):
+        raise InputError(f"{at}' must be an object (what `rooflab probe --comm` writes); "
+                         f"got {type(comm).__name__}; {_RERUN}", field=f"{where}.extras.comm")
+    rows = comm.get("collectives") or []
+    if not isinstance(rows, list) or not all(isinstance(c, Mapping) for c in rows):
+        raise InputError(f"{at}.collectives' must be a list of objects, one per collective "
+                         f"measured; {_RERUN}", field=f"{where}.extras.comm.collectives")
+    for i, c in enumerate(rows):
+        _check_collective(c, f"extras.comm.collectives[{i}]", where)
+
+
+def _check_collective(c: Mapping[str, Any], place: str, where: str) -> None:
+    fit = c.get("fit")
+    if fit is None:
+        return
+    if not isinstance(fit, Mapping):
+        raise InputError(f"{where}: field '{place}.fit' must be an object (alpha_s, "
+                         f"beta_bytes_per_s) or null; got {type(fit).__name__}; {_RERUN}",
+                         field=f"{where}.{place}.fit")
+    ranks = c.get("ranks")
+    if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 2:
+        raise InputError(f"{where}: field '{place}.ranks' must be a whole number >= 2 (the "
+                         f"ranks the fit was measured over); got {ranks!r:.60}; {_RERUN}",
+                         field=f"{where}.{place}.ranks")
+    # a fitted alpha may come out below 0 (the links clamp it to 0); beta must be > 0
+    for key, what, ok in (("alpha_s", "a number of seconds (the fit's latency)",
+                           lambda v: True),
+                          ("beta_bytes_per_s", "a number of bytes/s > 0", lambda v: v > 0),
+                          ("max_rel_residual", "a number >= 0 or null", lambda v: v >= 0)):
+        v = fit.get(key)
+        if v is None and key == "max_rel_residual":
+            continue
+        if (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
+                or not ok(v)):
+            raise InputError(f"{where}: field '{place}.fit.{key}' must be {what}, finite; "
+                             f"got {v!r:.60}; {_RERUN}", field=f"{where}.{place}.fit.{key}")

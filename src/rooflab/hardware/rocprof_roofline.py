@@ -37,7 +37,7 @@ import math
 from pathlib import Path
 
 from ..errors import ParseError
-from ..files import csv_dict_reader, csv_reader, read_text
+from ..files import csv_dict_reader, csv_reader, read_text, sniff_text
 from ..files_kind import is_roofline_header
 from ..model.ceiling import Ceiling, Roof
 from ..units import fmt_fraction, rate_unit, si
@@ -80,10 +80,13 @@ def is_roofline_csv(path: str) -> bool:
     if p.suffix.lower() != ".csv" or not p.is_file():
         return False
     try:
-        with open(p, encoding="utf-8", errors="replace") as fh:
-            first = fh.readline()
+        with open(p, "rb") as fh:
+            head = fh.read(4096)
     except OSError:
         return False
+    # decoded as every reader decodes it: a UTF-16 file (Excel, PowerShell's `>`) was read
+    # as UTF-8 here and told "not rocprof-compute's roofline.csv" (review s34 E)
+    first = sniff_text(head).partition("\n")[0]
     return is_roofline_header(first.split(","))
 
 

@@ -106,6 +106,10 @@ def _raw_flop(events, group: str, notes: list[str], log: SkipLog,
         if total is None:
             log.add(line, unknown_note(name, values, "left out, the FLOP it counts are missing"))
             continue
+        if None in values:   # a core counter counts on every thread: once silently low
+            log.add(line, f"{name}: {values.count(None)} of {len(values)} threads have no "
+                          f"value ('-' or 'nan'): their FLOP are not counted, so the FLOP "
+                          f"may read low (check the export)")
         if name in FP_ARITH or name in LIKWID_FP16:
             precision, weight = FP_ARITH.get(name) or LIKWID_FP16[name]
             flop[precision] = flop.get(precision, 0.0) + weight * total

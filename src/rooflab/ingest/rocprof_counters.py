@@ -312,6 +312,25 @@ def _partial_note(suffix: str, lacking: tuple[bool, ...]) -> str:
             f"or the FLOP may read low)")
 
 
+def _matrix_flop(c: Mapping[str, float], num: Mapping[str, float], flop: dict[str, float],
+                 notes: list[str], found: bool) -> tuple[float, bool]:
+    """Add the MFMA FLOP (512 per MOP) to `flop`; (the tensor FLOP, whether any FLOP
+    counter was found). A MOPS counter in the file but not a number is said in `notes`:
+    its FLOP once vanished without a word, an fp8 GEMM read as 0 fp32 FLOP (review s34 E)."""
+    tensor = 0.0
+    for name, precision in _MATRIX_NAMES:
+        mops = num.get(name)
+        if mops is None and name in c:
+            notes.append(f"{name} is not a number (n/a): no {precision} MFMA FLOP counted, "
+                         f"so the FLOP may read low")
+        elif mops is not None:
+            found = True
+            if mops:
+                flop[precision] = flop.get(precision, 0.0) + 512.0 * mops
+                tensor += 512.0 * mops
+    return tensor, found
+
+
 def rocprof_counted(m: Mapping[str, float], mi300: bool | None = None
                     ) -> tuple[Counts, dict[str, str]]:
     """FLOP by precision, bytes by level and seconds of one dispatch, and the levels it
@@ -329,14 +348,7 @@ def rocprof_counted(m: Mapping[str, float], mi300: bool | None = None
     notes: list[str] = []
     if lanes != 64.0:
         notes.append(f"vector FLOP at {lanes:.0f} lanes per wavefront (the file's wave size)")
-    tensor = 0.0
-    for name, precision in _MATRIX_NAMES:
-        mops = num.get(name)
-        if mops is not None:
-            found = True
-            if mops:
-                flop[precision] = flop.get(precision, 0.0) + 512.0 * mops
-                tensor += 512.0 * mops
+    tensor, found = _matrix_flop(c, num, flop, notes, found)
     # a precision counted from some of its counters is named where it did that math, or
     # where the dispatch counted no FLOP at all (the missing counters may be why): not a
     # bf16 MFMA kernel whose FMA_F32 reads 0 (its FLOP are the MFMA's; review s33 F)

@@ -93,13 +93,20 @@ def _shape(d) -> tuple[int, ...] | None:
 
 
 def _call(op: _Op) -> OpCall:
-    raw = op.args.get("Input Dims", ())
+    raw = op.args.get("Input Dims")
+    raw = raw if isinstance(raw, list) else ()   # null, 5, "abc" hand-edited: no shapes
     dims = tuple(_shape(d) for d in raw)
     # a tensor list (aten::cat's) is a list of shapes: [[240], [576], [48]]
     lists = tuple(tuple(_shape(x) for x in d) for d in raw if isinstance(d, list) and d
                   and all(_shape(x) is not None for x in d))
-    return OpCall(op.name, dims, tuple(str(t) for t in op.args.get("Input type", ())),
-                  tuple(str(c) for c in op.args.get("Concrete Inputs", ())), lists)
+    return OpCall(op.name, dims, _texts(op.args.get("Input type")),
+                  _texts(op.args.get("Concrete Inputs")), lists)
+
+
+def _texts(cells) -> tuple[str, ...]:
+    """A list of args as texts; () for anything else (a hand-edited 5 or "abc" was a
+    traceback, or read as one type per letter: review s34 E)."""
+    return tuple(str(c) for c in cells) if isinstance(cells, list) else ()
 
 
 def _shape_text(call: OpCall) -> str:

@@ -109,17 +109,10 @@ def sort_events(events: list, log: SkipLog) -> TraceEvents:
         out.n_x += cat != "trace"   # kineto's own "PyTorch Profiler (0)" span is no activity
         if cat not in _CATEGORIES:
             continue
-        args = e.get("args") or {}
-        try:
-            ts, dur = float(e["ts"]), float(e["dur"])
-        except (KeyError, TypeError, ValueError):
-            log.add(None, f"event #{i} ({e.get('name', '?')}): no numeric ts/dur; skipped")
+        read = _event_fields(e, i, cat, log)
+        if read is None:
             continue
-        if dur < 0:   # kineto never writes one: a trace edited or merged by hand
-            log.add(None, f"event #{i} ({e.get('name', '?')}, {cat}): negative duration "
-                          f"(dur {dur:g} us); skipped - is the trace edited or corrupt?")
-            continue
-        ext = args.get("External id", args.get("external id"))
+        args, ts, dur, ext = read
         if cat in OP_CATEGORIES:
             thread = _thread(e)
             out.ops.append(_Op(i, str(e.get("name", "?")), ts, dur,
@@ -151,6 +144,38 @@ def sort_events(events: list, log: SkipLog) -> TraceEvents:
             out.lost += 1
             out.lost_s += seconds
     return out
+
+
+def _event_fields(e: dict, i: int, cat: str, log: SkipLog
+                  ) -> tuple[dict, float, float, int | None] | None:
+    """An event's args, ts, dur (us) and External id; None (the event skipped, said in
+    `log`) where a hand-edited trace has them of the wrong kind: args not an object, an
+    id or correlation not a whole number, no numeric ts/dur, a negative dur. An args list
+    or an id "abc" was a traceback (review s34 E)."""
+    name = e.get("name", "?")
+    args = e.get("args") or {}
+    try:
+        ts, dur = float(e["ts"]), float(e["dur"])
+    except (KeyError, TypeError, ValueError):
+        log.add(None, f"event #{i} ({name}): no numeric ts/dur; skipped")
+        return None
+    if dur < 0:   # kineto never writes one: a trace edited or merged by hand
+        log.add(None, f"event #{i} ({name}, {cat}): negative duration "
+                      f"(dur {dur:g} us); skipped - is the trace edited or corrupt?")
+        return None
+    if type(args) is not dict:
+        log.add(None, f"event #{i} ({name}): 'args' is {type(args).__name__}, not an object; "
+                      f"skipped - is the trace edited or corrupt?")
+        return None
+    ext = args.get("External id", args.get("external id"))
+    corr = args.get("correlation")
+    if (ext is None or type(ext) is int) and (corr is None or type(corr) is int):
+        return args, ts, dur, ext          # (type() is int: a bool is not an id)
+    key, v = ("External id", ext) if ext is not None and type(ext) is not int else (
+        "correlation", corr)
+    log.add(None, f"event #{i} ({name}): '{key}' {v!r:.40} is not a whole number; "
+                  f"skipped - is the trace edited or corrupt?")
+    return None
 
 
 def _thread(e: dict) -> tuple:

@@ -84,16 +84,33 @@ def _ridges(roofs: Sequence[Roof], kept: Sequence[tuple[Ceiling, ...]],
         top = fastest(drawn)   # the roof's own tie rule (fp16 over an equal bf16)
         ceilings = [(c, name) for c, name, own in ceilings if own or c in drawn] + [
             (top, top.label)]
-        seen: set[float] = set()
+        # equal ceilings (A100 bf16 = fp16 tensor), and ones whose ridges print alike (a
+        # CPU probe's fp64 / fp32 vector at 6.7 / 6.72 GFLOP/s over 5.9 GB/s: AI 1.136 and
+        # 1.139, one spot, both labelled 'AI*=1.14', review s34 C): one ridge, both named
+        shown: dict[str, int] = {}
         for c, name in dict.fromkeys(ceilings):
-            if c.value in seen:   # equal ceilings (A100 bf16 = fp16 tensor): one ridge
-                continue
-            seen.add(c.value)
             ai = c.value / mem.value
+            if fmt_ai(ai) in shown:
+                i = shown[fmt_ai(ai)]
+                if c.value != out[i].flop_per_s:    # an equal one adds no name (as before)
+                    both = joined_names(out[i].compute, name)
+                    out[i] = replace(out[i], compute=both,
+                                     label=f"{both} / {ref}: AI* = {fmt_ai(out[i].ai)}")
+                continue
+            shown[fmt_ai(ai)] = len(out)
             label = f"{name} / {ref}: AI* = {fmt_ai(ai)}"
             out.append(Ridge(label=label, ai=ai, flop_per_s=c.value, roof=roof_label(roof),
                              compute=name, level=ref))
     return out
+
+
+def joined_names(first: str, other: str) -> str:
+    """Two ceilings' names for one ridge: 'fp64 / fp32 vector' where the unit is one (as
+    the chart's shared ceiling label names them), else 'fp32 vector / fp64 tensor'."""
+    a, b = first.rsplit(" ", 1), other.split(" ", 1)
+    if len(a) == 2 and len(b) == 2 and a[1] == b[1]:
+        return f"{a[0]} / {b[0]} {a[1]}"
+    return f"{first} / {other}"
 
 
 def _mixed_lines(mixed: Sequence[MixedRoof], shown: Sequence[Roof], level: str | None,

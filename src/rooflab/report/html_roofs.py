@@ -16,6 +16,8 @@ from .chart import (
     REAL_TRAFFIC_STYLE,
     flagged,
 )
+from .chart_layout_cost import _to_pt
+from .chart_layout_roofs import group_label, label_groups
 from .chart_marks import text_color
 from .chart_parts import COMPUTE_COLOR, PLOTLY_DASH, Line, RooflineDisplay, level_color
 from .html_labels import (
@@ -69,14 +71,13 @@ def roof_line_traces(go, display: RooflineDisplay) -> list:
     lines = [ln for ln in display.lines if ln.kind in ("memory", "compute")]
     # Each flat roof is named on the chart (all are one colour: without a name the reader
     # cannot tell fp16 tensor from fp32 vector); equal ones (fp32 vector = fp64 tensor)
-    # share one name. A ceiling its probe flagged carries the PNG's `*` here too (review
-    # 19c N4: the legend had it, the name on the chart not), explained under the chart.
-    same: dict[tuple[str, float], list[str]] = {}
-    for ln in lines:
-        if ln.kind == "compute":
-            same.setdefault((ln.roof, ln.ys[0]), []).append(plotly_text(_marked(ln.ceiling)))
+    # and ones the PNG draws as one line share one name, in the PNG's words ("fp64 / fp32
+    # scalar* 65.8 / 65.7 MFLOP/s", not two names on one line, review s34 C). A ceiling
+    # its probe flagged carries the PNG's `*` here too (review 19c N4), explained under
+    # the chart.
+    groups = label_groups(lines, lambda x, y: _to_pt(x, y, display.xlim, display.ylim))
     traces = []
-    for ln in lines:
+    for i, ln in enumerate(lines):
         roof, judge = roofs[ln.roof], ln.roof == display.roof_labels[0]
         c = ln.ceiling
         style = {"dash": _DASH[ln.style], "width": 2.5 if judge else 1.5}
@@ -89,13 +90,13 @@ def roof_line_traces(go, display: RooflineDisplay) -> list:
         if ln.kind == "memory":
             traces.append(_slope_trace(go, ln, judge, roof, style, common))
             continue
-        names = same[(ln.roof, ln.ys[0])]
+        group = groups[i]
         # The judging roof's names are best at the right end, the others' at their left
         # end, so two roofs with close peaks start apart (place_ceiling_names moves them on
         # when something is there).
-        text = (f"{', '.join(names)} {fmt_rate(c.value, c.precision)}"
-                + ("" if judge else plotly_text(f" ({roof.kind})"))
-                if names[0] == plotly_text(_marked(c)) else "")
+        text = (plotly_text(group_label([_named(lines[j]) for j in group])
+                            + ("" if judge else f" ({roof.kind})"))
+                if group[0] == i else "")
         (x0, x1), (y, _) = ln.xs, ln.ys
         traces.append((go.Scatter(
             x=list(ln.xs), y=list(ln.ys), mode="lines+text", text=["", ""],
@@ -116,6 +117,11 @@ def legend_name(c, roof: Roof, label: str, roofs: bool = False) -> str:
     roof)"), or two roofs' entries could read the same."""
     own = c.provenance or roof.kind
     return f"{own} {label}" + (f" ({roof.kind} roof)" if roofs and own != roof.kind else "")
+
+
+def _named(ln: Line) -> str:
+    """A compute line's name and value, "fp64 vector* 8.18 GFLOP/s", as group_label reads them."""
+    return f"{_marked(ln.ceiling)} {fmt_rate(ln.ceiling.value, ln.ceiling.precision)}"
 
 
 def _marked(c) -> str:

@@ -101,11 +101,11 @@ def run_study(study: Study) -> LlmRun:
     if notes:      # a profile behind both links may say the same thing twice
         r = replace(r, notes=r.notes + tuple(n for n in dict.fromkeys(notes)
                                              if n not in r.notes))
-    measured = _measured(r.decode.step, roof, study.tpot_s)
-    measured_prefill = _measured(r.prefill.step, roof, study.ttft_s)
     tpr = _tensor_parallel(cfg, s, roof, req, tpl) if tpl is not None else None
     ppr = (_pipeline(cfg, s, roof, req, tpr, study.micro_batches, stage, device_bytes=mem)
            if stage is not None else None)
+    measured = _on_links(_measured(r.decode.step, roof, study.tpot_s), r, tpr, ppr)
+    measured_prefill = _on_links(_measured(r.prefill.step, roof, study.ttft_s), r, tpr, ppr)
     whatifs = (compare_settings(cfg, roof, standard_variants(s), batch=req.batch,
                                 context=req.decode_context)
                if study.whatif and s.tp == 1 else ())
@@ -167,6 +167,28 @@ def _measured(step, roof, seconds: float | None) -> tuple:
     from .whatif import measured_point
 
     return (measured_point(step, roof, seconds),)
+
+
+def _on_links(measured: tuple, r, tpr, ppr) -> tuple:
+    """A measured step under --tp/--pp, with the floor's link term the summary adds (the
+    all-reduces, the embedding's and the gather; the stage transfers): its floor_ratio and
+    gap_s are then against the printed TPOT (TTFT) floor, not the kernels' alone."""
+    if not measured or (tpr is None and ppr is None):
+        return measured
+    m = measured[0]
+    prefill = m.kernel.meta.get("op") == "prefill_step"
+    if prefill:
+        link = ((tpr.prefill_link_s if tpr else 0.0)
+                + (ppr.prefill_transfer_s if ppr else 0.0))
+    else:
+        link = (ppr.tpot_s if ppr else tpr.tpot_s) - r.tpot_s
+    n = ppr.pp - 1 if ppr else 0
+    # as the summary's TPOT and TTFT floors say them
+    stage = ("the prompt's stage transfers" if prefill
+             else f"{n} stage transfer{'s' if n > 1 else ''}") if ppr else ""
+    words = " and ".join(w for w in ("all-reduces" if tpr else "", stage) if w)
+    return (replace(m, link_s=max(link, 0.0), link_words=words,
+                    devices=tpr.tp if tpr else 1, stages=ppr.pp if ppr else 1),)
 
 
 def _distinct(compare: tuple[Compared, ...], roof) -> tuple[tuple[Compared, ...],

@@ -105,6 +105,9 @@ class TrainSetup:
     grad_dtype: str | None = None
     tp: int = 1                  # tensor-parallel devices (train_tp: Megatron-LM's)
     sequence_parallel: bool = False   # Korthikanti et al. 2022's, under --tp N > 1
+    # ranks per --dp/--tp device: a catalog package's dies (an MI250X: 2, each a rank on
+    # its own die, train_dies.per_rank); dp and tp above then count ranks, not packages
+    dies: int = 1
 
     def __post_init__(self) -> None:
         for name, v, what, eg in (("--batch", self.batch, "sequences per micro-batch", 8),
@@ -128,6 +131,9 @@ class TrainSetup:
 
         check_dp(self.dp, self.zero)
         self._check_tp()
+        if not isinstance(self.dies, int) or isinstance(self.dies, bool) or self.dies < 1:
+            raise InputError(f"dies must be an integer >= 1 (ranks per package); got "
+                             f"{self.dies!r}")
 
     def _check_tp(self) -> None:
         """--tp N (>= 1), --sequence-parallel only with N > 1, no --loss fused under TP
@@ -145,6 +151,18 @@ class TrainSetup:
                              f"cross-entropy is not vocab-parallel (Megatron's "
                              f"vocab_parallel_cross_entropy is what --tp models); drop "
                              f"--loss fused or --tp")
+
+    @property
+    def dp_devices(self) -> int:
+        """--dp as given: packages where a package is several dies (dies > 1 and no TP:
+        each of its dies a data-parallel rank), else dp."""
+        return self.dp // self.dies if self.tp == 1 else self.dp
+
+    @property
+    def tp_devices(self) -> int:
+        """--tp as given: packages where a package is several dies (the TP group's ranks
+        are all their dies), else tp."""
+        return self.tp // self.dies if self.tp > 1 else 1
 
     @property
     def tokens(self) -> int:

@@ -221,23 +221,18 @@ def with_dp(r, link: Link, overlap: bool = True):
 
     stages = tuple((k, sum(c.sent * c.calls for c in at(k)),
                     sum(c.seconds * c.calls for c in at(k))) for k in ZERO_STAGES)
-    return replace(r, dp=DPResult(st.dp, st.zero, overlap, link, at(st.zero), st.grad_width,
-                                  st.accumulate, stages, ranks))
+    return replace(r, dp=DPResult(st.dp_devices, st.zero, overlap, link, at(st.zero),
+                                  st.grad_width, st.accumulate, stages, ranks))
 
 
 def dp_ranks(r) -> int:
-    """The ranks of the data-parallel ring: --dp N devices, x dies on a catalog package of
-    several without --tp (model/dies.py: an MI250X is 2 GCDs, each a rank to ROCm). The
-    step is the package's, its 2 dies' together, which is the package running as --dp 2
-    over its dies (cli/train.die_words): N packages are 2N ranks, each holding the whole
-    gradient, so the all-reduce sends 2(2N-1)/2N of it per rank (a ring of N packages was
-    timed before, review s33 J4), as `--tp N` rings count 2N dies (train_tp.tp_collectives).
-    Under --tp the dies are the tensor-parallel group's ranks already (each holds 1/(2N)
-    of the layers): the ring keeps --dp N."""
-    from ...model.dies import software_devices
-
-    st = r.setup
-    return st.dp * (software_devices(r.timing.analysis.roof) if st.tp == 1 else 1)
+    """The ranks of the data-parallel ring: setup.dp, which counts ranks. On a catalog
+    package of several dies (an MI250X: 2 GCDs, each a rank to ROCm) the CLI gives the
+    step one die's roof and --dp N packages as N x 2 ranks (train_dies.per_rank), each
+    holding the whole gradient under DDP: the all-reduce sends 2(2N-1)/2N of it per rank
+    (review s33 J4: a ring of N packages was timed before), as `--tp N` rings count 2N
+    dies (train_tp.tp_collectives)."""
+    return r.setup.dp
 
 
 def link_roof(roof, link: Link, group: str = "--dp ring"):

@@ -172,14 +172,12 @@ def with_tp(r, link: Link):
     """A TrainResult (train.run_train's, at setup.tp) with its TPComm; r where tp is 1."""
     from dataclasses import replace
 
-    from ...model.dies import software_devices
-
     st = r.setup
     if st.tp < 2:
         return r
-    dies = software_devices(r.timing.analysis.roof)
+    # setup.tp counts ranks: on an MI250X the dies of --tp N packages (train_dies)
     return replace(r, tp=TPComm(st.tp, st.sequence_parallel, link,
-                                tp_collectives(r.config, st, link, dies)))
+                                tp_collectives(r.config, st, link)))
 
 
 def replicated_bytes(cfg: ModelConfig, sbh: float, w: float, dropout: bool) -> float:

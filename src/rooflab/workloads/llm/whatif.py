@@ -112,7 +112,22 @@ class MeasuredStep:
 
     kernel: Kernel
     point: Point
-    floor_s: float
+    floor_s: float                 # the kernels' floor on one device (the compute floor)
+    # --tp/--pp (study.run_study): the floor's link term (all-reduces, gathers, stage
+    # transfers), what it is in words, the --tp shard count and the --pp stages in turn
+    link_s: float = 0.0
+    link_words: str = ""
+    devices: int = 1
+    stages: int = 1
+
+    @property
+    def parallel(self) -> bool:
+        return self.devices > 1 or self.stages > 1
+
+    @property
+    def total_floor_s(self) -> float:
+        """The floor the summary prints: the kernels' plus the link term (--tp, --pp)."""
+        return self.floor_s + self.link_s
 
     @property
     def achieved_flop_per_s(self) -> float:
@@ -120,12 +135,25 @@ class MeasuredStep:
 
     @property
     def percent_of_roof(self) -> float:
+        """Of one device's roof: the step's counted FLOP (one --tp shard's, every --pp
+        stage's) over the whole measured time, link time included."""
         return self.point.percent_of_roof or 0.0
 
     @property
     def floor_ratio(self) -> float:
-        """Measured TPOT / rooflab's floor (>= 1 means the point sits below the roof)."""
+        """Measured time / the floor with the link term (total_floor_s: the printed TPOT
+        or TTFT floor; >= 1 means the time is at or above it)."""
+        return self.kernel.seconds / self.total_floor_s
+
+    @property
+    def compute_floor_ratio(self) -> float:
+        """Measured time / the kernels' floor alone (floor_ratio without --tp/--pp)."""
         return self.kernel.seconds / self.floor_s
+
+    @property
+    def gap_s(self) -> float:
+        """The measured time above the floor with the link term (seed 004's gap)."""
+        return self.kernel.seconds - self.total_floor_s
 
     @property
     def achieved_bytes_per_s(self) -> float:
@@ -136,14 +164,27 @@ class MeasuredStep:
     def mbu(self) -> float:
         """Model bandwidth utilization: achieved_bytes_per_s over the roof's memory
         bandwidth, as a fraction (Databricks' MBU: (weights + KV) / TPOT / peak bandwidth;
-        here every counted byte). On a memory-bound step it is the percent of the roof."""
-        return self.achieved_bytes_per_s / self.point.bytes_per_s
+        here every counted byte). On a memory-bound step it is the percent of the roof
+        (without --pp; see mfu)."""
+        return self.achieved_bytes_per_s / self.point.bytes_per_s / self.stages
 
     @property
     def mfu(self) -> float:
         """Model FLOPs utilization: the step's counted FLOP / TPOT over the peak of the
-        ceiling it runs on (fp16 tensor for fp16 weights), as a fraction."""
-        return self.achieved_flop_per_s / self.point.peak_flop_per_s
+        ceiling it runs on (fp16 tensor for fp16 weights), as a fraction. Both are per GPU
+        as vLLM and TensorRT-LLM users read them: a --tp shard's bytes over one device's
+        bandwidth; under --pp the stages' bytes over the stages' devices (one batch in
+        flight: one stage works at a time)."""
+        return self.achieved_flop_per_s / self.point.peak_flop_per_s / self.stages
+
+    @property
+    def mbu_at_floor(self) -> float:
+        """The MBU a time at total_floor_s would give: the most the floor allows."""
+        return self.mbu * self.kernel.seconds / self.total_floor_s
+
+    @property
+    def mfu_at_floor(self) -> float:
+        return self.mfu * self.kernel.seconds / self.total_floor_s
 
 
 def measured_point(step: Step, roof: Roof, tpot_s: float, *,
