@@ -47,8 +47,9 @@ CASES = [
     (["report", "k.json", "--bogus"], "usage", None, None, "No such option: --bogus"),
     (["whatif", "k.json", "--on", "T4", "--bytes-scale", "-1"], "input", None, None,
      "bytes scale must be > 0 and finite"),
-    (["compare", "k.json", "k.json", "--fail-if-slower", "nan"], "input", None, None,
-     "--fail-if-slower takes a finite percentage >= 0 (e.g. 5); got nan"),
+    # nan is refused as typed since s34 F (cli/finite_options.py); -5 is compare's own check
+    (["compare", "k.json", "k.json", "--fail-if-slower", "-5"], "input", None, None,
+     "--fail-if-slower takes a finite percentage >= 0 (e.g. 5); got -5"),
     (["report", "k.json", "--on", "NoSuchGPU"], "unknown_hardware", None, None,
      "unknown hardware 'NoSuchGPU'"),
 ]

@@ -211,7 +211,7 @@ def test_tpot_line_names_the_all_reduce_term(capsys):
     # them; the embedding's all-reduce, H1: 2 x 7/8 x 16 x 8192 x 2 B / 450e9 = 1.02 us):
     # communication 163.1 + 1.02 + 7.98 = 172.1 us (171 us before the embedding's)
     assert ("with all-reduces (compute 3.79 ms + all-reduces 163 us + embedding all-reduce "
-            "1.02 us + logits gather 7.98 us)") in text
+            "1.02 us + logits gather 7.98 us; with launches") in text
     assert "(batch x vocab, 7.98 us): communication 172 us -> TPOT floor 3.96 ms" in text
 
 

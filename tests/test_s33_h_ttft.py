@@ -94,8 +94,10 @@ def test_with_tpot_both_points_keep_their_places(capsys):
 def test_a_time_that_is_not_positive_and_finite_is_refused(capsys, value):
     assert main([*PREFILL[:-1], value]) == 2
     err = capsys.readouterr().err
-    assert (f"--ttft-ms must be a positive time in milliseconds (e.g. 40); got "
-            f"{float(value):g}") in err
+    # nan and inf are refused as typed since s34 F (cli/finite_options.py)
+    words = (f"must be a finite number such as 2.5; got '{value}'" if value in ("nan", "inf")
+             else f"must be a positive time in milliseconds (e.g. 40); got {float(value):g}")
+    assert f"--ttft-ms {words}" in err
     assert "Traceback" not in err
 
 

@@ -97,7 +97,7 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st
                     | st.dictionaries(st.text(max_size=4), inner, max_size=3), max_leaves=6)
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=25, deadline=None, database=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(key=st.sampled_from(["alpha_s", "beta_bytes_per_s", "max_rel_residual", "ranks", "fit",
                             "collectives", "comm"]),

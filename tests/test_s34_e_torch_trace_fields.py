@@ -80,7 +80,7 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st
                     | st.dictionaries(st.text(max_size=4), inner, max_size=3), max_leaves=6)
 
 
-@settings(max_examples=30, deadline=None,
+@settings(max_examples=30, deadline=None, database=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(event=st.sampled_from([OP, KERNEL]),
        key=st.sampled_from(["args", "External id", "correlation", "Input type",

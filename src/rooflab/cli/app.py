@@ -14,6 +14,7 @@ from collections.abc import MutableMapping
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+from .finite_options import refuse_non_finite
 from .metavars import cli_metavars, set_metavar
 from .verbs import VERBS
 
@@ -105,6 +106,7 @@ class LazyRoot(Root):
         # after _add_quiet: the root's -q copied before the root listed its own options
         # (a verb looked up before parsing, options.refuse_repeated_on) has no word yet
         cli_metavars(command)
+        refuse_non_finite(command)   # every float option: no inf, 1e999 or nan
         if any("--run" in p.opts for p in command.params):
             _script_keeps_its_quiet(command)
         return command

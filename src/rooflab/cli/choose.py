@@ -103,10 +103,12 @@ def choose(
     gpu_mem_util: float = typer.Option(None, "--gpu-mem-util", help=GPU_MEM_UTIL_HELP),
 ) -> None:
     from ..model.choose import choices_to_dict, compare_steps
+    from ..model.schema import SCHEMA_VERSION
     from .choose_memory import fit_util
     from .choose_tokens import buyer_fields, step_scope
     from .choose_tp_links import tp_link_times  # review W4: the rank holds the link
     from .choose_train_comm import PLUS, add_comm_fields, print_comm_lines, rank_with_comm
+    from .choose_train_ranks import file_ranks
     from .common import console, emit_json
 
     top = _check_options(among, kind, top, output, files)
@@ -124,16 +126,15 @@ def choose(
     memory = _memories([n for n, _, _ in cands], util[0]) if need else None
     links = tp_link_times(_tp_block(files, docs), [n for n, _, _ in cands], scope)
     # tp, pp: the energy is of every GPU a row stands for, at the time it ranks by
+    ranks = file_ranks(files, docs)   # a train file's, its rows re-ringed per device
     kernels, comm, comms, choices = rank_with_comm(
-        kernels, cands, links, needs_bytes=need, memory_bytes=memory,
+        kernels, cands, links, ranks, needs_bytes=need, memory_bytes=memory,
         tp=split["tp"] if split else 1, pp=split["pp"] if split else 1)
     compared = compare_steps(steps, choices)
     data = choices_to_dict(choices, kernels, compared)
     _enrich_rows(data, choices, need, memory, least, split, files, docs, scope)
     add_comm_fields(data, choices, comm, comms)
     buyer_fields(data, choices, scope, memory, util[0])
-    from ..model.schema import SCHEMA_VERSION
-
     doc = {"schema_version": SCHEMA_VERSION, "devices": data}
     if json_out:
         emit_json(doc)
@@ -146,7 +147,7 @@ def choose(
                                scope, util, train=train_inputs(files, docs),
                                plus=PLUS if comm else None))
         _tp_lines(split, _tp_block(files, docs), choices[:top], scope)
-        print_comm_lines(comm, comms, choices[:top])
+        print_comm_lines(comm, comms, choices[:top], ranks)
     if output:   # the file holds every device, as --json does; --top trims the screen only
         _write(output, doc)
 
@@ -236,16 +237,6 @@ def _memories(names: list[str], util: float | None) -> dict[str, float | None]:
     return {n: device_memory(n, util, die_count(n))[0] for n in names}
 
 
-def _platform_max(names) -> list[str]:
-    """"Name (4 TB)" for each catalog CPU among names: its memory is a platform maximum
-    (Device.memory_is_platform_max), not installed RAM (review 19d N1)."""
-    from ..units import si
-    from .choose_dies import catalog_entries
-
-    return [f"{name} (at most {si(dev.memory_bytes, 'B')})"
-            for name, dev in catalog_entries(names) if dev.memory_is_platform_max]
-
-
 def _table(choices, kernels, compared=(), need=None, memory=None, least=None, split=None,
            scope=None, util=(None, ""), train=False, plus=None):
     from rich.console import Group
@@ -253,8 +244,9 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
     from rich.text import Text
 
     from ..model.choose import WITH_LAUNCHES, best_times, flop_per_joule, standings
+    from ..model.dies import DIE
     from ..units import fmt_seconds, fmt_times, si, si_apart
-    from .choose_dies import die_count, die_notes
+    from .choose_dies import die_count, die_notes, platform_max
     from .choose_energy import energy_words
     from .choose_tokens import scope_line, token_cells
     from .choose_words import floor_words, per_unit, title
@@ -279,8 +271,9 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
         # a device that cannot run the work has no ratio to the best that can (review s20
         # r5 F4: a 'does not fit' B200 read 0.71x under a 1.00x MI300X)
         vs = mixed and not c.viable
-        t.add_row(str(i), c.name + _unfit_mark(c) + (" (one die)" if die_count(c.name) > 1
-                                                     else ""), fmt_seconds(c.ranked_s),
+        # one die's roof, as report names it (model.dies.DIE: "AMD Instinct MI250X, one die")
+        t.add_row(str(i), c.name + (DIE if die_count(c.name) > 1 else "") + _unfit_mark(c),
+                  fmt_seconds(c.ranked_s),
                   fmt_times(c.ranked_s / best) if best and not vs else "-",
                   fmt_seconds(c.floor_s),
                   fmt_times(c.floor_s / floor) if floor and not vs else "-",
@@ -333,7 +326,7 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
             parts.append(Text(f"does not fit: {what} > the "
                               f"memory of {', '.join(short)}; their times assume it fit"
                               f"{rank_note} ({remedy})"))
-        cpus = _platform_max(c.name for c in choices if c.fits is None)
+        cpus = platform_max(c.name for c in choices if c.fits is None)
         if cpus:
             parts.append(Text(f"fit not judged: the catalog's memory of {', '.join(cpus)} "
                               f"is the most the platform takes, not the RAM a server has "

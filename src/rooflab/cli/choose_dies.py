@@ -65,3 +65,12 @@ def die_count(name: str) -> int:
         return software_devices(lookup(name))[0]
     except RooflabError:
         return 1
+
+
+def platform_max(names) -> list[str]:
+    """"Name (4 TB)" for each catalog CPU among names: its memory is a platform maximum
+    (Device.memory_is_platform_max), not installed RAM (review 19d N1)."""
+    from ..units import si
+
+    return [f"{name} (at most {si(dev.memory_bytes, 'B')})"
+            for name, dev in catalog_entries(names) if dev.memory_is_platform_max]

@@ -29,6 +29,11 @@ class DeviceComm:
     link: Link
     exposure: Exposure
     row: str = ""      # the communication row's name (comm.allreduce, comm.tp)
+    # bytes each device sends on this candidate's ring, its ranks, and whether that ring
+    # is the file's (choose_train_ranks: an MI250X file's 8 ranks are 4 H100s)
+    sent: float = 0.0
+    ranks: int = 0
+    refit: bool = False
 
 
 def split_comm(kernels: Sequence[Kernel]) -> tuple[list[Kernel], list[Kernel]]:
@@ -56,30 +61,48 @@ def candidate_link(name: str, roof, n: int, tp: int = 1) -> Link | None:
     return device_link(name, n, tp)
 
 
-def device_comms(comm: Sequence[Kernel], work: Sequence[Kernel], first, cands
-                 ) -> dict[str, tuple[DeviceComm, ...]]:
+def device_comms(comm: Sequence[Kernel], work: Sequence[Kernel], first, cands,
+                 ranks=None) -> dict[str, tuple[DeviceComm, ...]]:
     """{candidate name: each communication row on its link}, from a first ranking of the
     work (`first`: its per-kernel work floors give the windows); a candidate without a
-    link is left out (ranked without the communication, said under the table)."""
-    from .whatif_train import file_tp, row_devices
+    link is left out (ranked without the communication, said under the table). Each row
+    is sent on the candidate's own ring (choose_train_ranks.row_on, from the file's
+    `ranks`): () where that ring is one device."""
+    from .choose_dies import die_count
+    from .choose_train_ranks import rings, row_on
+    from .whatif_train import file_tp
 
     tp = file_tp(comm)
     roofs = {name: roof for name, roof, _ in cands}
     out: dict[str, tuple[DeviceComm, ...]] = {}
     for c in first:
+        dies = die_count(c.name)
+        rows = [(k, r) for k in comm if (r := row_on(k, ranks, dies)) is not None]
         # each row on the ring of its own devices (a --tp row's group, a --dp row's ring
         # on its share of the node's network under the file's --tp, as train times it)
-        links = [candidate_link(c.name, roofs.get(c.name, c.roof), *row_devices(k, tp))
-                 for k in comm]
+        links = [candidate_link(c.name, roofs.get(c.name, c.roof), *_ring_of(k, tp, ranks))
+                 for k, _ in rows]
         if any(link is None for link in links):
             continue
         floors = {t.kernel: t.work_floor_s for t in c.per_kernel}
         windows = part_windows((k, floors.get(k.name)) for k in work)
         out[c.name] = tuple(
-            DeviceComm(link, exposure(k, sum(k.bytes.values()) / link.bus_bytes_per_s,
-                                      windows), k.name)
-            for k, link in zip(comm, links, strict=True))
+            DeviceComm(link, exposure(r, sum(r.bytes.values()) / link.bus_bytes_per_s,
+                                      windows), k.name, sent=sum(r.bytes.values()),
+                       ranks=rings(k, ranks, dies)[1], refit=r is not k)
+            for (k, r), link in zip(rows, links, strict=True))
     return out
+
+
+def _ring_of(k: Kernel, tp: int, ranks) -> tuple[int, int]:
+    """(devices, tp) the link of row k is picked for: a --dp row's --dp and --tp as the
+    file's setup gives them (packages: `train --on MI250X --dp 1` rings its 2 dies on
+    their die links, not a ring of 2 packages), else row_devices'."""
+    from .whatif_train import row_devices
+
+    if ranks is not None and not k.meta.get("tensor_parallel"):
+        return ranks.dp, ranks.tp
+    return row_devices(k, tp)
 
 
 def _devices(k: Kernel, default: int) -> int:
@@ -116,6 +139,30 @@ def _row_words(ds: Sequence[DeviceComm]) -> str:
         f"{fmt_seconds(d.exposure.exposed_s)} exposed" for d in ds) + ")"
 
 
+def _file_rings(ranks) -> list[int]:
+    """The file's rings' ranks (--dp's, --tp's) of more than one rank."""
+    return [n for n in ranks.ranks(ranks.dies) if n > 1]
+
+
+def _ring_words(ds: Sequence[DeviceComm]) -> str:
+    """' (20.2 GB sent per device, a ring of 4 ranks)' where the device's ring is not the
+    file's (choose_train_ranks), '' where it is."""
+    from ..units import si
+
+    if not any(d.refit for d in ds):
+        return ""
+    return (f" ({si(sum(d.sent for d in ds), 'B')} sent per device, a ring of "
+            f"{' and '.join(str(d.ranks) for d in ds)} ranks, as `rooflab train --on` it)")
+
+
+def _as_train(ds: Sequence[DeviceComm], ranks) -> str:
+    """'as train prints it', or where the device's ranks shard the step otherwise than the
+    file's (--zero, --tp: choose_train_ranks.rank_notes) what it is instead."""
+    if ranks is not None and (ranks.zero or ranks.tp > 1) and any(d.refit for d in ds):
+        return "the file's ranks' compute: train's own differs, the note below"
+    return "as train prints it"
+
+
 def exposed_times(comms: Mapping[str, tuple[DeviceComm, ...]]) -> dict[str, float]:
     """{candidate: seconds the step waits for its communication}: what rank() adds."""
     return {name: sum(d.exposure.exposed_s for d in ds) for name, ds in comms.items()}
@@ -126,16 +173,22 @@ def comm_fields(comms: Mapping[str, tuple[DeviceComm, ...]], choice) -> dict:
     time on it, and the step floor (work floor + exposed) `rooflab train --on` prints;
     None for a device without a link."""
     ds = comms.get(choice.name)
+    if ds == ():   # its ring is one device (choose_train_ranks): no collective
+        return {"dp_link": None, "dp_comm_s": 0.0, "dp_exposed_s": 0.0,
+                "dp_step_floor_s": choice.floor_s, "dp_sent_bytes": 0.0, "dp_ring_ranks": 1}
     if not ds:
         return {"dp_link": None, "dp_comm_s": None, "dp_exposed_s": None,
                 "dp_step_floor_s": None}
     out = {"dp_link": _link_dict(ds[0].link),
            "dp_comm_s": sum(d.exposure.comm_s for d in ds),
            "dp_exposed_s": sum(d.exposure.exposed_s for d in ds),
-           "dp_step_floor_s": choice.floor_s}
+           "dp_step_floor_s": choice.floor_s,
+           # what this device sends on its own ring (choose_train_ranks), and its ranks
+           "dp_sent_bytes": sum(d.sent for d in ds), "dp_ring_ranks": ds[0].ranks}
     if len(ds) > 1:   # a --dp --tp file: each row on its own link
         out["comm_rows"] = [{"name": d.row, "link": _link_dict(d.link), "comm_s": d.exposure.comm_s,
-                             "exposed_s": d.exposure.exposed_s} for d in ds]
+                             "exposed_s": d.exposure.exposed_s, "sent_bytes": d.sent,
+                             "ring_ranks": d.ranks} for d in ds]
     return out
 
 
@@ -144,7 +197,7 @@ def _link_dict(lk: Link) -> dict:
 
 
 def comm_lines(comm: Sequence[Kernel], comms: Mapping[str, tuple[DeviceComm, ...]],
-               shown) -> list[str]:
+               shown, ranks=None) -> list[str]:
     """The lines under the table: each shown device's link, the communication's whole
     time there and the exposed part in its times, and the devices without a link."""
     from ..units import fmt_seconds, si
@@ -152,20 +205,30 @@ def comm_lines(comm: Sequence[Kernel], comms: Mapping[str, tuple[DeviceComm, ...
 
     n = comm_devices(comm) or 2
     sent = sum(sum(k.bytes.values()) for k in comm)
-    group = _group_words(comm, n)
+    # --dp and --tp as given (packages on an MI250X: choose_train_ranks), else the rows'
+    group = ranks.flags().strip() if ranks is not None else _group_words(comm, n)
+    refit = any(ds == () or any(d.refit for d in ds) for ds in comms.values())
+    own = (f" on the file's ring of {' and '.join(map(str, _file_rings(ranks)))} ranks; a "
+           f"device of other ranks sends what its own ring does, said in its line"
+           if refit and ranks is not None else "")
     out = [f"with {group}'s collectives ({', '.join(k.name for k in comm)}: "
-           f"{si(sent, 'B')} sent per device) on each device's own link, as `rooflab train "
-           f"--on DEVICE {group}` picks it (bandwidth only); the part its compute leaves "
-           f"exposed is in the table's times, which are `rooflab train`'s step floor:"]
+           f"{si(sent, 'B')} sent per device{own}) on each device's own link, as `rooflab "
+           f"train --on DEVICE {group}` picks it (bandwidth only); the part its compute "
+           f"leaves exposed is in the table's times, which are `rooflab train`'s step floor:"]
     none = []
     for c in shown:
         ds = comms.get(c.name)
+        if ds == ():
+            out.append(f"  {c.name}: no collectives: `rooflab train --on` it at {group} is "
+                       f"one device, a ring of one rank; step floor {fmt_seconds(c.floor_s)}")
+            continue
         if not ds:
             none.append(c.name)
             continue
-        out.append(f"  {c.name}: {_row_words(ds)}, {fmt_seconds(c.link_s)} exposed: step "
+        out.append(f"  {c.name}{_ring_words(ds)}: {_row_words(ds)}, "
+                   f"{fmt_seconds(c.link_s)} exposed: step "
                    f"floor {fmt_seconds(c.seconds)} compute + {fmt_seconds(c.link_s)} = "
-                   f"{fmt_seconds(c.floor_s)} (as train prints it), "
+                   f"{fmt_seconds(c.floor_s)} ({_as_train(ds, ranks)}), "
                    f"{fmt_seconds(c.ranked_s)} with launches")
     if any(d.exposure.share_held for ds in comms.values() for d in ds):
         out.append("  note: the file lists no collectives (a train CSV, or a file from "
@@ -178,18 +241,20 @@ def comm_lines(comm: Sequence[Kernel], comms: Mapping[str, tuple[DeviceComm, ...
     return out
 
 
-def rank_with_comm(kernels: Sequence[Kernel], cands, links: Mapping[str, float], **rank_kw):
+def rank_with_comm(kernels: Sequence[Kernel], cands, links: Mapping[str, float],
+                   ranks=None, **rank_kw):
     """(work kernels, comm rows, {device: its comm}, the ranking): a train --dp file's
     communication timed on each device's own link and its exposed part added as a --tp
     shard's link time is (s30: judged against DRAM, the H100 read 211 ms for train's 230).
-    The windows come from a first ranking of the work alone; without comm rows, one rank."""
+    The windows come from a first ranking of the work alone; without comm rows, one rank.
+    `ranks`: the train file's setup (choose_train_ranks.file_ranks), each row re-ringed."""
     from ..model.choose import rank
 
     work, comm = split_comm(kernels)
     comms: dict[str, tuple[DeviceComm, ...]] = {}
     if comm:
         first = rank(work, cands, link_s=links, **rank_kw)
-        comms = device_comms(comm, work, first, cands)
+        comms = device_comms(comm, work, first, cands, ranks)
         links = {n: links.get(n, 0.0) + t for n, t in exposed_times(comms).items()}
     return work, comm, comms, rank(work, cands, link_s=links, **rank_kw)
 
@@ -201,7 +266,13 @@ def add_comm_fields(data: list[dict], choices, comm, comms) -> None:
             d.update(comm_fields(comms, c))
 
 
-def print_comm_lines(comm, comms, shown) -> None:
-    """comm_lines under the table, where the file has communication."""
-    if comm:
-        print("\n".join(comm_lines(comm, comms, shown)))
+def print_comm_lines(comm, comms, shown, ranks=None) -> None:
+    """comm_lines under the table, where the file has communication; then what of a
+    candidate's row stays the file's ranks' (choose_train_ranks.rank_notes)."""
+    from .choose_dies import die_count
+    from .choose_train_ranks import rank_notes
+
+    lines = comm_lines(comm, comms, shown, ranks) if comm else []
+    lines += rank_notes(ranks, shown, die_count, bool(comm))
+    if lines:
+        print("\n".join(lines))

@@ -376,8 +376,8 @@ def _show(res: LlmRun, phase: str, json_out: bool, output: str | None,
 
 
 def _compared(compare: str | None, util: float | None = None) -> tuple:
-    """--compare's devices as the study takes them: name, roof and memory, judged as
-    --on's is (llm_memory.device_capacity, --gpu-mem-util included)."""
+    """--compare's devices as the study takes them: name, roof and memory judged as --on's
+    (llm_memory.device_capacity, --gpu-mem-util), a family name's note said as --on's."""
     if not compare:
         return ()
     from ..hardware.resolve import load_roofs
@@ -388,6 +388,7 @@ def _compared(compare: str | None, util: float | None = None) -> tuple:
     out = []
     for name in _compared_names(compare):
         roof = load_roofs(name)[0]
+        say_name_note_now(name)
         mem = device_capacity(catalog_device(name, roof), name, None, util)[0]
         out.append(Compared(name, roof, mem or None))
     return tuple(out)
@@ -400,9 +401,8 @@ def _given_latency(hop_us: float | None, allreduce_us: float | None, tp: int, pp
     from ..workloads.llm.links import GivenLatency
 
     if hop_us is not None and allreduce_us is not None:
-        raise InputError("give one of --hop-latency-us (per ring hop) and --link-latency "
-                         "(per all-reduce); --link-latency US is --hop-latency-us "
-                         "US / 2(tp-1)")
+        raise InputError("give one of --hop-latency-us (per ring hop) and --link-latency (per "
+                         "all-reduce); --link-latency US is --hop-latency-us US / 2(tp-1)")
     option, us = (("--hop-latency-us", hop_us) if hop_us is not None
                   else ("--link-latency", allreduce_us))
     if us is None:

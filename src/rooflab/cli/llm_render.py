@@ -124,7 +124,7 @@ def _totals(r, tpr=None, ppr=None) -> dict[str, float]:
     return {"tpot_s": tpot, "ttft_s": ttft, "tokens_per_s": rate,
             "tokens_per_s_per_gpu": rate / tpr.tp,
             "request_s": request_floor_s(ttft, tpot, r.request.generate),
-                "compute_tpot_s": r.tpot_s,
+            "compute_tpot_s": r.tpot_s,
             "compute_ttft_s": r.ttft_s}
 
 
@@ -141,20 +141,27 @@ def memory_context(req, fp) -> str:
 
 
 def floor_link_words(r, tpr=None, ppr=None) -> tuple[str, str]:
-    """What the TPOT and the TTFT floors add under --tp/--pp, in the summary's words:
-    ' with all-reduces (compute 10.4 ms + ...)', ' with 1 stage transfer (291 ns)'."""
-    comm = (f" with all-reduces (compute {fmt_seconds(r.tpot_s)} + {tp_link_words(tpr)})"
-            if tpr else "")
+    """What the TPOT and the TTFT floors add under --tp/--pp, in the summary's words, each
+    the same sentence: ' with all-reduces and 1 stage transfer (compute 10.4 ms + all-reduces
+    69.9 us + ... + stage transfer 36.4 ns', the parenthesis left open for the TPOT's
+    launches; '' on one device."""
+    if tpr is None and ppr is None:
+        return "", ""
+    return tuple(_floor_words(r, tpr, ppr, prefill) for prefill in (False, True))
+
+
+def _floor_words(r, tpr, ppr, prefill: bool) -> str:
+    from ..workloads.llm.study import link_phrase
+
+    terms = [f"compute {fmt_seconds(r.ttft_s if prefill else r.tpot_s)}"]
+    if tpr:
+        terms.append(tp_link_words(tpr, prefill))
     if ppr:
         n = ppr.pp - 1
-        comm += (f" {'and' if tpr else 'with'} {n} stage transfer{'s' if n > 1 else ''} "
-                 f"({fmt_seconds(ppr.transfer_s)})")
-    pre_comm = (f" (compute {fmt_seconds(r.ttft_s)} + {tp_link_words(tpr, True)})"
-                if tpr else "")
-    if ppr:
-        pre_comm += (f" {'and' if tpr else 'with'} the prompt's stage transfers "
-                     f"({fmt_seconds(ppr.prefill_transfer_s)})")
-    return comm, pre_comm
+        terms.append(f"stage transfer{'s' if n > 1 else ''} "
+                     f"{fmt_seconds(ppr.prefill_transfer_s if prefill else ppr.transfer_s)}")
+    return (f" with {link_phrase(tpr is not None, ppr.pp if ppr else 1, prefill)} ("
+            + " + ".join(terms))
 
 
 def summary_lines(r, tpr=None, ppr=None, memory_from: str = "") -> list[str]:
@@ -175,9 +182,10 @@ def summary_lines(r, tpr=None, ppr=None, memory_from: str = "") -> list[str]:
         f"prompt {req.prompt}, decode "
         f"context {req.decode_context}, generate {req.generate}; roof '{r.roof.name}' "
         f"({r.roof.kind})",
-        f"TPOT floor {fmt_seconds(t['tpot_s'])}{comm} ({WITH_LAUNCHES} "
+        f"TPOT floor {fmt_seconds(t['tpot_s'])}{comm}{'; ' if comm else ' ('}{WITH_LAUNCHES} "
         f"{fmt_seconds(t['tpot_with_launches_s'])}; all kernels in one: "
-        f"{fmt_seconds(d.fused_floor_s)}), TTFT floor {fmt_seconds(t['ttft_s'])}{pre_comm}, "
+        f"{fmt_seconds(d.fused_floor_s)}), TTFT floor {fmt_seconds(t['ttft_s'])}{pre_comm}"
+        f"{')' if pre_comm else ''}, "
         f"{per_s(t['tokens_per_s'])} tokens/s decode"
         + (f" (the {tpr.tp}-{unit} group: {per_s(t['tokens_per_s_per_gpu'])} per {unit}, "
            f"{per_s(t['tokens_per_s'] / req.batch)} per request)" if tpr and not ppr else "")

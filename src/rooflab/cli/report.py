@@ -289,6 +289,9 @@ def register(app) -> None:
         # review s22 h2 F6); the .md, .html and --json keep every note
         kept = (inputs.notes if output or json_out
                 else tuple(n for n in inputs.notes if n not in inputs.told))
+        from .report_links import link_notes
+
+        kept += link_notes(analysis)   # an `llm --tp/--pp` step's floor with its links
         if kept:
             from dataclasses import replace
 

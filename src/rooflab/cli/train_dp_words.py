@@ -223,7 +223,8 @@ def dp_dict(r) -> dict:
             "grad_bytes": dp.width,
             "compute_floor_s": r.timing.floor_s,
             "bytes_per_device": dp.link_bytes,
-            "global_step_tokens": r.setup.step_tokens * dp.n,
+            # the data-parallel ranks' (an MI250X's --dp 4: 8 dies; s34 G: it said 4 x)
+            "global_step_tokens": r.setup.step_tokens * r.setup.dp,
             "collectives": [{"name": c.name, "kind": c.kind, "bytes": c.nbytes,
                              "calls": c.calls, "seconds_each": c.seconds,
                              "sent_bytes_each": c.sent, "overlap_window_s": c.window_s,

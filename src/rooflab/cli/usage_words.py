@@ -20,6 +20,9 @@ _BOUNDS = {"greater_than_equal": "at least", "greater_than": "more than",
 def usage_message(exc: BaseException) -> str:
     """The `error:` text of a click/typer usage error: an option's value that is no number
     of its kind, or past its bound, said in rooflab's words; else click's message."""
+    words = getattr(exc, "rooflab_words", None)   # finite_options: already rooflab's
+    if words:
+        return str(words)
     fallback = exc.format_message()   # type: ignore[attr-defined]
     errors = getattr(exc.__cause__, "errors", None)
     param = getattr(exc, "param", None)

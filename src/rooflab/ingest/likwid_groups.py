@@ -55,8 +55,13 @@ def group_part(raw: Table | None, metric: Table | None, path: str, log: SkipLog,
     events, info = per_thread(raw, path, log) if raw else ({}, {})
     metrics, _ = per_thread(metric, path, log) if metric else ({}, {})
     notes: list[str] = []
-    clock, times = _times(info, events, metrics)
+    clock, time_line, times = _times(info, events, metrics, raw)
     seconds = thread_max(times)
+    if seconds is not None and None in times:   # once silently the other threads' time
+        log.add(time_line, f"'{clock}': {times.count(None)} of {len(times)} threads have no "
+                           f"value ('-' or 'nan'): the time is the longest of the others' "
+                           f"({seconds:g} s), which may be short of the region's, so its "
+                           f"rates may read high (check the export)")
     if clock == RUNTIME and RUNTIME not in events and seconds:
         notes += coarse_note(RUNTIME, [seconds], "the time")
     threads = len(times) or max((len(v) for _, v in events.values()), default=0)
@@ -83,17 +88,20 @@ def clock_words(clock: str) -> str:
                              f" (Region Info's '{INFO_RUNTIME}', 6 decimals)")
 
 
-def _times(info, events, metrics) -> tuple[str, list[float | None]]:
-    """(the row, each thread's time): Region Info's (printed "%.6f"), else the Raw table's
-    (a group without metrics, likwid-mpirun: "%e" or in full), else the Metric table's,
-    which likwid prints with 4 decimals (0.1 ms: a short region's time would be off by up
-    to half; review s20 r1 F1)."""
+def _times(info, events, metrics, raw: Table | None = None
+           ) -> tuple[str, int | None, list[float | None]]:
+    """(the row, its line, each thread's time): Region Info's (printed "%.6f"), else the Raw
+    table's (a group without metrics, likwid-mpirun: "%e" or in full), else the Metric
+    table's, which likwid prints with 4 decimals (0.1 ms: a short region's time would be
+    off by up to half; review s20 r1 F1)."""
     if info.get(INFO_RUNTIME):
-        return INFO_RUNTIME, info[INFO_RUNTIME]
+        line = next((n for n, cells in (raw.rows if raw else ()) if cells[0] == INFO_RUNTIME),
+                    None)
+        return INFO_RUNTIME, line, info[INFO_RUNTIME]
     for rows in (events, metrics):
         if rows.get(RUNTIME, (0, []))[1]:
-            return RUNTIME, rows[RUNTIME][1]
-    return RUNTIME, []
+            return RUNTIME, rows[RUNTIME][0], rows[RUNTIME][1]
+    return RUNTIME, None, []
 
 
 def _raw_flop(events, group: str, notes: list[str], log: SkipLog,

@@ -49,17 +49,26 @@ def software_devices(roof) -> int:
     return 1
 
 
+# what one die's roof is called: the package's name and this, as the probe names the one
+# die it finds (probe/gpu/catalog_match: "AMD Instinct MI250X, one die")
+DIE = ", one die"
+
+
 def one_die(roof, tdp_w: float | None, dies: int):
     """(roof, TDP) of one of `dies` equal dies: each ceiling / dies (derived from the
     package's figure), the package's TDP split evenly (an estimate: one busy die may draw
-    more than half). The package's note gives way to one saying so; the name stays (the
-    CLI looks the row's device up by it)."""
+    more than half). The package's note gives way to one saying so; the name is the
+    package's + DIE ("AMD Instinct MI250X, one die": `rooflab choose` names its row by the
+    candidate, not the roof). The roof keeps the package's kind in memory (a catalog
+    roof: its datasheet notes and clock legend), while every label and document says
+    "derived" (label_kind: session 34 G, `report` on a train file read "AMD Instinct
+    MI250X (nominal)" over halved ceilings)."""
     def part(c):
         return replace(c, value=c.value / dies, provenance="derived",
                        source=f"the package's {c.provenance} figure / {dies} dies"
                               + (f" ({c.source})" if c.source else ""))
 
-    return (replace(roof, compute=tuple(part(c) for c in roof.compute),
+    return (replace(roof, name=roof.name + DIE, compute=tuple(part(c) for c in roof.compute),
                     memory=tuple(part(c) for c in roof.memory),
                     notes=(*without_note(roof.notes), die_note(roof.name, dies))),
             None if tdp_w is None else tdp_w / dies)
@@ -72,6 +81,33 @@ def die_note(name: str, dies: int) -> str:
             f"and TDP are the package's / {dies} (the TDP split evenly, an estimate); the "
             f"package's figures are reached only by work split across its dies over their "
             f"link")
+
+
+def is_one_die(roof) -> bool:
+    """Whether `roof` is one die one_die split from a package (its name and die_note)."""
+    name = getattr(roof, "name", "")
+    if not isinstance(name, str) or not name.endswith(DIE):
+        return False
+    said = f"{name.removesuffix(DIE)}: one of its "
+    return any(isinstance(n, str) and n.startswith(said) for n in getattr(roof, "notes", ()))
+
+
+def label_kind(roof) -> str:
+    """The kind a roof's label and documents give: "derived" for one die of a catalog
+    package (one_die: the package's nominal figures / dies), else the roof's own."""
+    return "derived" if roof.kind == "nominal" and is_one_die(roof) else roof.kind
+
+
+def kind_words(roof) -> str:
+    """The roof's kind as its label says it: one die of a package (is_one_die, in memory
+    or read back from a document) "derived: the package's / 2", else label_kind."""
+    if roof.kind in ("nominal", "derived") and is_one_die(roof):
+        base = roof.name.removesuffix(DIE)
+        n = next((m[1] for t in roof.notes if isinstance(t, str)
+                  and (m := re.match(re.escape(base) + r": one of its (\d+) dies", t))), None)
+        if n is not None:
+            return f"derived: the package's / {n}"
+    return label_kind(roof)
 
 
 def without_note(notes) -> tuple:

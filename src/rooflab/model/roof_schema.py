@@ -34,7 +34,9 @@ def judged_kind(roof: Roof) -> str:
     # GPU's peaks are derived (cores x clock x lanes) and its roof stays "nominal"
     if roof.kind == "nominal" and any(n.startswith(SCALED) for n in roof.notes):
         return "derived"
-    return roof.kind
+    from .dies import label_kind  # one die of a package: its figures / dies (s34 G)
+
+    return label_kind(roof)
 
 
 def ceiling_to_dict(c: Ceiling) -> dict[str, Any]:

@@ -31,6 +31,15 @@ _SPREAD = re.compile(r"(?P<label>.+?): samples vary \((?P<figures>[^()]*)\)(?P<t
 # the tail the probe writes (probe.stats.rates_warning), for a warning without a stored one
 PROBE_TAIL = ("; other load on the machine or clock changes; rerun on a quiet machine or "
               "use --full")
+# An IQR (or range) over this share of the median is no noise around one value: the calls
+# fell into two populations, fast ones and ones many times slower (on a 2-CPU host under
+# load, a 20 us torch matmul with 2 threads took 8-12 ms, one scheduler slice, whenever its
+# second thread waited for a CPU: IQR 7658 %). Said after the figures, before the tail.
+TWO_POPULATIONS = 1.0
+TWO_POPULATIONS_WORDS = (
+    "; over 100 % of the median, so the samples are not one population: some calls ran "
+    "many times slower than the rest (a thread waiting for a CPU held by other load, "
+    "warm-up, or calls shorter than the scheduler's time slice)")
 
 
 def is_spread_warning(text: str) -> bool:
@@ -42,16 +51,19 @@ def samples_vary(label: str, samples: Sequence[float], tail: str = PROBE_TAIL,
                  limit: float = NOISY_IQR) -> str | None:
     """The probe's warning for rate samples that disagree (higher is better): IQR / median
     over `limit` (NOISY_IQR), or the median more than `limit` below the best; None for
-    steady samples or fewer than 2. The one text: the probe writes it (probe.stats.
-    rates_warning) and a stored profile's is rebuilt with it (roof_from_dict)."""
+    steady samples or fewer than 2; over TWO_POPULATIONS it says the samples are two
+    populations and why (the tail says what to do). The one text: the probe writes it
+    (probe.stats.rates_warning) and a stored profile's is rebuilt with it (roof_from_dict)."""
     xs = [float(v) for v in samples]
     if len(xs) < 2 or max(xs) <= 0:
         return None
     iqr, gap = iqr_over_median(xs), 1 - statistics.median(xs) / max(xs)
     if iqr <= limit and gap <= limit:
         return None
+    tail = tail.replace(TWO_POPULATIONS_WORDS, "")   # a stored tail may hold it already
+    split = TWO_POPULATIONS_WORDS if iqr > TWO_POPULATIONS else ""
     return (f"{label}: samples vary ({spread_name(len(xs))} {fmt_fraction(iqr, 1)} of the median, "
-            f"median {fmt_fraction(gap, 1)} below the best){tail}")
+            f"median {fmt_fraction(gap, 1)} below the best){split}{tail}")
 
 
 def _names(label: str, c: Ceiling) -> bool:

@@ -107,13 +107,14 @@ def roofline_data(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (), *,
     notes[:0] = ([dropped] if dropped else []) + ([scaled] if scaled else [])
     points = [p for pts in per_kernel for p in pts]
     notes.extend(_above_roof_notes(points, to_draw, judges))
-    kept, hidden, sel_notes = select_ceilings(roofs, to_draw, precisions)
+    sweep = [(float(x), float(y)) for x, y in sweep]
+    kept, hidden, sel_notes = select_ceilings(roofs, to_draw, precisions,
+                                              sweep_precision if sweep else None)
     notes.extend(sel_notes)
     shown = _shown_roofs(roofs, kept, judges, to_draw, level)
     # Mixed-precision kernels' weighted ceilings, on the roof that judges each
     mixed = mixed_roofs(list(zip(judges, to_draw, strict=True)))
     ridges = _ridges(roofs, kept, to_draw, level, sweep_precision, mixed)
-    sweep = [(float(x), float(y)) for x, y in sweep]
     xlim, ylim = _limits(shown, _ridge_ais(ridges, shown, mixed, level), points, sweep,
                          [m.value for m in mixed] + [c.flop_per_s for c in caps], zoom)
     good_sweep = [(x, y) for x, y in sweep if _positive_finite(x) and _positive_finite(y)]
@@ -160,7 +161,8 @@ def plot_roofline(roofs: Roof | Sequence[Roof], kernels: Kernel | Sequence[Kerne
     its cache-aware (CARM) % of roof, the lowest roof above it (model/level_carm), as
     `rooflab report --level L1` gives it.
     sweep: measured (AI, FLOP/s) points of an intensity sweep, drawn as small grey dots;
-    sweep_precision (e.g. "fp64", the CPU probe's) marks the ridge they should bend at.
+    sweep_precision (e.g. "fp64", the CPU probe's) marks the ridge they should bend at;
+    with points in sweep, its ceiling is drawn even where `precisions=None` thins a roof.
     arrows: (before, after) kernel pairs, drawn as arrows (what-ifs, comparisons).
     trajectory: join kernels with the same name in the order given (optimisation steps).
     precisions: the compute ceilings to draw, by precision ("fp16") or label ("fp16
@@ -346,8 +348,10 @@ def provenance_label(roof: Roof) -> str:
     its kind followed by DERIVED_WORDS where it is nominal and every ceiling derived."""
     if is_envelope(roof):
         return ENVELOPE_LEGEND
+    from ..model.dies import label_kind  # one die of a package: roof_label's (s34 G)
+
     provs = {c.provenance for c in (*roof.compute, *roof.memory)}
-    if roof.kind == "nominal" and provs == {"derived"}:
+    if label_kind(roof) == "nominal" and provs == {"derived"}:
         return roof_label(replace(roof, kind=DERIVED_WORDS))
     return roof_label(roof)
 

@@ -95,23 +95,31 @@ def _scalar_drawn(roof: Roof, kernels: Sequence[Kernel]) -> set[Ceiling]:
     return set(kept)
 
 
-def _default_ceilings(roof: Roof, kernels: Sequence[Kernel]) -> tuple[Ceiling, ...]:
+def _default_ceilings(roof: Roof, kernels: Sequence[Kernel],
+                      sweep_precision: str | None = None) -> tuple[Ceiling, ...]:
     """Every ceiling, or _auto_ceilings past MAX_CEILINGS, counting the vector and tensor
-    ones; scalar ceilings as _scalar_drawn picks them (they never crowd a roof out)."""
+    ones; scalar ceilings as _scalar_drawn picks them (they never crowd a roof out); the
+    sweep's precision's ceiling (Roof.find_compute, the one its ridge is marked on)."""
     others = [c for c in roof.compute if c.unit != "scalar"]
     picked = set(others) if len(others) <= MAX_CEILINGS else set(_auto_ceilings(roof, kernels))
     picked |= _scalar_drawn(roof, kernels)
+    swept = roof.find_compute(sweep_precision) if sweep_precision else None
+    picked |= {swept} if swept is not None else set()
     return tuple(c for c in roof.compute if c in picked)
 
 
 def select_ceilings(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (),
-                    precisions: Sequence[str] | str | None = None
+                    precisions: Sequence[str] | str | None = None,
+                    sweep_precision: str | None = None
                     ) -> tuple[list[tuple[Ceiling, ...]], list[str], list[str]]:
     """Which compute ceilings of each roof to draw: (kept per roof, hidden, notes).
 
     precisions: None picks automatically (every ceiling, unless a roof has more than
     MAX_CEILINGS); "all" draws every one; else precisions ("fp16") or ceiling labels
     ("fp16 tensor") to draw.
+    sweep_precision: the drawn intensity sweep's precision ("fp64", the CPU probe's): the
+    automatic choice keeps its ceiling, whose ridge marks where the sweep should bend (a
+    T4 with fp16 kernels left fp64 out, and the ridge plot_roofline promises with it).
     """
     if isinstance(precisions, str):
         precisions = [precisions]
@@ -136,7 +144,7 @@ def select_ceilings(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (),
                 notes.append(f"{roof_label(roof)} has none of the precisions asked "
                              f"({', '.join(wanted)}); its compute ceilings are not drawn")
         else:
-            chosen = _default_ceilings(roof, kernels)
+            chosen = _default_ceilings(roof, kernels, sweep_precision)
         # a scalar ceiling the default leaves out (_scalar_drawn: a precision no kernel
         # has, or the height of one drawn) is an in-core line under a drawn vector one:
         # not worth a warning on every plot of a probed CPU; --precision all draws it
@@ -145,7 +153,7 @@ def select_ceilings(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (),
         if left_out and not (wanted and not chosen):
             hidden += [f"{roof_label(roof)}: {c.label} {fmt_rate(c.value, c.precision)}"
                        for c in left_out]
-            why = "asked for" if wanted else (_why_auto(roof, kernels)
+            why = "asked for" if wanted else (_why_auto(roof, kernels, sweep_precision)
                                               if kernels else "fastest unit per precision")
             notes.append(f"{roof_label(roof)}: drawn {len(chosen)} of {len(roof.compute)} "
                          f"compute ceilings ({why}); left out "
@@ -155,10 +163,13 @@ def select_ceilings(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (),
     return kept, hidden, notes
 
 
-def _why_auto(roof: Roof, kernels: Sequence[Kernel]) -> str:
+def _why_auto(roof: Roof, kernels: Sequence[Kernel], sweep_precision: str | None = None
+              ) -> str:
     """The note's words for _auto_ceilings' choice."""
     step = " and fp32 beside fp64" if _steps_down(roof, kernels) else ""
-    return f"kernels' precisions{step} and the top float ceiling"
+    sweep = (f", the intensity sweep's {sweep_precision}"
+             if sweep_precision and roof.find_compute(sweep_precision) else "")
+    return f"kernels' precisions{step}{sweep} and the top float ceiling"
 
 
 # A mixed kernel's own roof runs a decade right of its ridge (or to twice its points' AI,

@@ -327,11 +327,14 @@ def relative_luminance(color: str) -> float:
 
 
 def roof_label(roof: Roof) -> str:
-    if roof.kind in roof.name:
+    from ..model.dies import kind_words  # one die of a package: derived (s34 G)
+
+    kind = kind_words(roof)
+    if kind in roof.name:
         return roof.name
     if roof.name.endswith(")"):   # "RTX 4060 (profiler peaks, derived)", not ") (derived)"
-        return f"{roof.name[:-1]}, {roof.kind})"
-    return f"{roof.name} ({roof.kind})"
+        return f"{roof.name[:-1]}, {kind})"
+    return f"{roof.name} ({kind})"
 
 
 

@@ -5,7 +5,8 @@ float ceiling's ridge against each cache level).
 `profile_rows` gives the numbers and `profile_table` a rich Table (`profile_notes` the notes
 under it); only the CLI prints them. The measured column is the ceiling's
 value (the best sample for probes); IQR is the interquartile range of its samples relative
-to their median, "!" when the ceiling carries a warning; n counts the samples of the one
+to their median, "!" when the ceiling carries a warning or its samples vary (_flagged,
+measured or derived alike); n counts the samples of the one
 point the value comes from (SAMPLES_NOTE says so under the table). A nominal that is
 derived (a CPU's cores x clock x lanes x FMA pipes x 2) carries DERIVED_MARK, explained
 under the table.
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 from ..hardware.profile import MachineProfile
 from ..model.ceiling import Ceiling, Roof
+from ..model.spread_warnings import samples_vary
 from ..probe.stats import summarize
 from ..units import fmt_ai, fmt_fraction, fmt_seconds, fmt_times, is_float, rate_unit, si
 
@@ -87,10 +89,16 @@ def _iqr(c: Ceiling | None) -> float | None:
     return summarize(c.samples).iqr_rel
 
 
+def _flagged(c: Ceiling | None) -> bool:
+    """Whether a row carries the '!': its ceiling has a warning, or its samples vary by the
+    probe's rule (samples_vary) though none was written: a derived ceiling or a sweep
+    plateau from a profile written before session 34 (DRAM (triad) at IQR 25 %, no '!')."""
+    return c is not None and bool(c.warnings or samples_vary("", c.samples))
+
+
 def _row(quantity: str, unit: str, nom: Ceiling | None, meas: Ceiling | None) -> ProfileRow:
     return ProfileRow(quantity, unit, nom.value if nom else None, meas.value if meas else None,
-                      _iqr(meas), len(meas.samples) if meas else 0,
-                      bool(meas and meas.warnings),
+                      _iqr(meas), len(meas.samples) if meas else 0, _flagged(meas),
                       derived=nom is not None and nom.provenance == "derived",
                       derived_method=(meas.method or "derived") if meas is not None
                       and meas.provenance == "derived" else "")

@@ -239,10 +239,12 @@ def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: in
     from rich.console import Group
     from rich.text import Text
 
+    from ..model.dies import kind_words
+
     roof = analysis.roof
     head = Text()
     head.append(shown(roof.name), style="bold")
-    head.append(f" ({roof.kind}): ")
+    head.append(f" ({kind_words(roof)}): ")   # one die of a package: derived (s34 G)
     head.append(", ".join(f"{c.label} {fmt_rate(c.value, c.precision)}"
                           for c in roof.compute) + "; ")
     head.append(", ".join(f"{c.level} {si(c.value, 'B/s')}" for c in roof.memory))

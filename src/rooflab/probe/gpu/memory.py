@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ...model.ceiling import Ceiling
 from ...units import fmt_times
-from ..stats import rates
+from ..stats import rates, rates_warning
 from .context import Context, measured_ceiling
 from .sweep import find_plateaus, label_plateaus, run_sweep, sweep_sizes, sweep_to_dict
 from .timing import time_calls
@@ -102,7 +102,9 @@ def triad_ceiling(triads: list[tuple[str, tuple[float, ...]]], copy: Ceiling | N
                           f"per element, caches flushed between calls: median call (seed "
                           f"000 §3.1's roof, more conservative than the best copy; judges "
                           f"only kernels whose level is '{TRIAD}'){ratio}",
-                   samples=tuple(samples))
+                   samples=tuple(samples),
+                   # derived from samples, so flagged by their spread as a measured one is
+                   warnings=tuple(w for w in [rates_warning(TRIAD, samples)] if w))
 
 
 @dataclass(frozen=True)
@@ -228,13 +230,15 @@ def cache_sweep(ctx: Context) -> tuple[list[Ceiling], dict]:
                 continue   # DRAM comes from the copy, whose traffic is reads and writes
             pts = [p for p in pts_all
                    if plateau.first_bytes <= p.working_set_bytes <= plateau.last_bytes]
+            samples = tuple(v for p in pts for v in p.samples)
             ceilings.append(Ceiling(
                 value=plateau.bytes_per_s, level=level, provenance="measured",
                 source=ctx.source,
                 method=f"read sweep plateau from {plateau.first_bytes / 2**20:.2f} to "
                        f"{plateau.last_bytes / 2**20:.2f} MiB ({plateau.points} sets), median "
                        f"of the sets' medians, bytes read",
-                samples=tuple(v for p in pts for v in p.samples)))
+                samples=samples,
+                warnings=tuple(w for w in [rates_warning(level, samples)] if w)))
     return ceilings, extras
 
 

@@ -182,13 +182,22 @@ def _on_links(measured: tuple, r, tpr, ppr) -> tuple:
                 + (ppr.prefill_transfer_s if ppr else 0.0))
     else:
         link = (ppr.tpot_s if ppr else tpr.tpot_s) - r.tpot_s
-    n = ppr.pp - 1 if ppr else 0
-    # as the summary's TPOT and TTFT floors say them
-    stage = ("the prompt's stage transfers" if prefill
-             else f"{n} stage transfer{'s' if n > 1 else ''}") if ppr else ""
-    words = " and ".join(w for w in ("all-reduces" if tpr else "", stage) if w)
-    return (replace(m, link_s=max(link, 0.0), link_words=words,
+    words = link_phrase(tpr is not None, ppr.pp if ppr else 1, prefill)
+    # on the step's kernel too, so `rooflab report FILE` can say the floor it is judged by
+    kernel = m.kernel.with_(meta={**m.kernel.meta, "link_s": max(link, 0.0), "link": words})
+    return (replace(m, kernel=kernel, link_s=max(link, 0.0), link_words=words,
                     devices=tpr.tp if tpr else 1, stages=ppr.pp if ppr else 1),)
+
+
+def link_phrase(tp: bool, pp: int, prefill: bool = False) -> str:
+    """What a TPOT (prefill: TTFT) floor adds to the kernels under --tp/--pp, as the
+    summary and the measured lines both say it: 'all-reduces and 1 stage transfer', 'the
+    prompt's 3 stage transfers' (pp - 1 transfers; a prefill's carry the whole prompt)."""
+    n = pp - 1
+    stage = f"{n} stage transfer{'s' if n > 1 else ''}" if n > 0 else ""
+    if stage and prefill:
+        stage = "the prompt's " + (stage if n > 1 else "stage transfer")
+    return " and ".join(w for w in ("all-reduces" if tp else "", stage) if w)
 
 
 def _distinct(compare: tuple[Compared, ...], roof) -> tuple[tuple[Compared, ...],

@@ -1,0 +1,100 @@
+"""Float options refuse infinity and NaN, in one place for every verb.
+
+Python's float() reads 'inf', '1e999' (past the largest double: infinity) and 'nan', and so
+did every float option: `rooflab llm llama-2-7b --on H100 --hop-latency-us 1e999` reached
+the verb's own check, which said "got inf" for what was typed as 1e999, and an option with
+no check of its own took the infinity into the model (review s34 F). No option means an
+infinite or undefined amount, so each float option of each verb (and subcommand) checks the
+text as typed before typer converts it: "--hop-latency-us must be a finite number such as
+2.5; got '1e999'", exit 2, as cli/usage_words.py says other bad numbers
+(main._click_error prints it with the usage; --json's error document alike).
+"""
+
+from __future__ import annotations
+
+import math
+import typing
+from collections.abc import Iterable
+from typing import Any
+
+# how the message reads; usage_words.usage_message returns it as it is
+WORDS = "{name} must be a finite number such as 2.5; got '{got}'"
+_WRAPPED = "_rooflab_finite"   # set on a parameter once its check is in place
+
+
+def is_float_option(param) -> bool:
+    """Whether param takes a float (typer's type descriptor: float, float | None, a list
+    of floats; click's FLOAT type in a typer without descriptors)."""
+    ann = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+    if ann is not None:
+        inner = {a for arg in (ann, *typing.get_args(ann))
+                 for a in (arg, *typing.get_args(arg))}
+        return float in inner
+    return getattr(getattr(param, "type", None), "name", "") == "float"
+
+
+def non_finite(raw: Any) -> bool:
+    """Whether one raw value (the text typed, or a default) reads as infinity or NaN."""
+    if isinstance(raw, bool) or raw is None:
+        return False
+    try:
+        value = float(str(raw).strip()) if isinstance(raw, str) else float(raw)
+    except (TypeError, ValueError):
+        return False   # no number: the converter says so in its own words
+    return not math.isfinite(value)
+
+
+def _values(value: Any) -> Iterable[Any]:
+    """The raw values of one parameter: one, or those of a repeated/multi-value option."""
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _values(v)
+    else:
+        yield value
+
+
+def _option_name(param) -> str:
+    opts = [o for o in getattr(param, "opts", ()) if o.startswith("--")]
+    return opts[0] if opts else str(getattr(param, "name", "value"))
+
+
+def _bad_parameter(param):
+    """The usage-error class of the click that param belongs to (typer's own copy from
+    0.22 on, else click's)."""
+    try:
+        from typer._click.core import Parameter
+        from typer._click.exceptions import BadParameter
+        if isinstance(param, Parameter):
+            return BadParameter
+    except ImportError:
+        pass
+    from click.exceptions import BadParameter
+
+    return BadParameter
+
+
+def _check(param) -> None:
+    """Make param refuse a non-finite value before it is converted."""
+    process = param.process_value
+
+    def process_value(ctx, value):
+        bad = next((v for v in _values(value) if non_finite(v)), None)
+        if bad is not None:
+            message = WORDS.format(name=_option_name(param), got=str(bad).strip())
+            exc = _bad_parameter(param)(message, ctx=ctx, param=param)
+            exc.rooflab_words = message   # usage_words.usage_message: said as it is
+            raise exc
+        return process(ctx, value)
+
+    param.process_value = process_value
+    setattr(param, _WRAPPED, True)
+
+
+def refuse_non_finite(command) -> None:
+    """Every float option of command and of its subcommands refuses inf, 1e999 and nan
+    (idempotent)."""
+    for param in getattr(command, "params", ()):
+        if is_float_option(param) and not getattr(param, _WRAPPED, False):
+            _check(param)
+    for sub in getattr(command, "commands", {}).values():
+        refuse_non_finite(sub)
