@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..model.dies import kind_words
+
 if TYPE_CHECKING:
     from ..hardware.profile import MachineProfile
     from ..ingest.profile_import import ProfileImport
@@ -30,7 +32,7 @@ def _on_roofs(on: Sequence[str], kernels: Sequence[Kernel] = ()
     roofs = first_roofs + tuple(r for spec in on[1:] for r in resolve_on(spec))
     first = roofs[0]
     return (roofs, _profile_at(_profile_of(on[0]), first_roofs),
-            f"roof: {first.name} ({first.kind}), from {on_source(on[0])}", said)
+            f"roof: {first.name} ({kind_words(first)}), from {on_source(on[0])}", said)
 
 
 def _profile_at(profile: MachineProfile | None, roofs: Sequence[Roof]
@@ -102,7 +104,7 @@ def _file_roofs(own: Sequence[str]) -> tuple[tuple[Roof, ...], MachineProfile | 
         found = embedded_roofs(data, path)
         if found and not roofs:
             profile = _profile_in(data, path)
-            source = f"roof: {found[0].name} ({found[0].kind}), from {path}"
+            source = f"roof: {found[0].name} ({kind_words(found[0])}), from {path}"
         roofs += [r for r in found if r not in roofs]
     return tuple(roofs), profile, source
 

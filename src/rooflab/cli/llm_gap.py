@@ -17,13 +17,36 @@ def measured_lines(run) -> list[str]:
     from .llm_band import band_line
 
     r = run.result
-    out = [measured_line(m) for m in run.measured_prefill]
+    out = []
+    for m in run.measured_prefill:
+        out += [measured_line(m), prefill_faster_line(m, r.request, floor_words(m))]
     for m in run.measured:
         out += [measured_line(m), band_line(m.percent_of_roof, r.roof.kind, r.decode.bound)]
         out.append(gap_line(m.gap_s, r.decode, run.measured_launches,
-                            eager_estimate_missing(r.config, r.settings),
-                            f"the floor with {m.link_words}" if m.parallel else "the floor"))
+                            eager_estimate_missing(r.config, r.settings), floor_words(m)))
     return [line for line in out if line]
+
+
+def floor_words(m) -> str:
+    """The floor a measured step's ratio and gap are against: 'the floor', 'the floor with
+    all-reduces' under --tp/--pp."""
+    return f"the floor with {m.link_words}" if m.parallel else "the floor"
+
+
+def prefill_faster_line(m, request, floor: str = "the floor") -> str:
+    """A measured TTFT below its floor, said as a TPOT's is (gap_line): 'faster than the
+    floor by 6.55 ms: ...' with what it usually means for a prefill (s34 I: 0.79x the floor
+    and MFU 112 % stood unexplained); '' at or above the floor."""
+    if m.gap_s >= 0:
+        return ""
+    tokens = (f"the prompt was shorter than the {request.prompt} tokens counted (--prompt)"
+              if request.batch == 1 else
+              f"the prompts were fewer or shorter than the {request.batch} x "
+              f"{request.prompt} tokens counted (--batch, --prompt)")
+    return (f"faster than {floor} by {fmt_seconds(-m.gap_s)}: no prefill can beat "
+            f"max(FLOP / P, bytes / B), so the roof is below the device's real peak (a "
+            f"disturbed probe? clocks above the nominal?), {tokens}, or cached prefixes "
+            f"skipped part of it (prefix caching); check these before reading the point")
 
 
 def measured_line(m) -> str:

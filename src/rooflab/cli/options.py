@@ -118,10 +118,11 @@ def say_name_note_now(spec) -> None:
 def say_name_notes(value, said: set[str] | None = None) -> None:
     """A bare family name picks one of several sizes or boards (--on A100: the 80GB SXM
     of four, where LLM-Viewer's nvidia_A100 is the 40 GB card): one `note:` line on
-    stderr per name, once per command (hardware.resolve.name_note; review r4 F2): before
-    the output where the verb resolved it (say_name_note_now; `said` holds those), else
-    after it ran. stdout, --json's document included, stays as it was; a command that
-    failed says only its error (and the note, where it was said before the failure)."""
+    stderr per device, once per command whatever the spelling (hardware.resolve.name_note;
+    review r4 F2): before the output where the verb resolved it (say_name_note_now; `said`
+    holds those), else after it ran. stdout, --json's document included, stays as it was;
+    a command that failed says only its error (and the note, where it was said before the
+    failure)."""
     import sys
 
     failed = sys.exc_info()[1]   # set while the context closes on an exception
@@ -142,7 +143,15 @@ def _say_once(spec, said: set[str]) -> None:
         return
     said.add(key)
     note = name_note(spec)
-    if note:
+    if not note:
+        return
+    # once per device, whatever the spelling: `--compare a100,A100` said two notes on the
+    # one A100 80GB SXM (s34 I); a device's key cannot be a spelling ("device:" + its name)
+    from ..hardware.catalog import lookup
+
+    device = "device:" + lookup(key.strip()).name
+    if device not in said:
+        said.add(device)
         say("note", note)
 
 

@@ -94,11 +94,12 @@ def _split_names(text: str, have: set[str]) -> list[str]:
 
 def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch=None,
                hardware=None, only=None, sparsity=None, bytes_scale=None, group=None,
-               on_roofs=None, roofs_from="the --on profile"):
+               on_roofs=None, roofs_from="the --on profile", ranks=None):
     """Dispatch to the one model/whatif function the options name. on_roofs: every roof of
     the machine the kernels are judged on (--on's, else the profile the input carries: a
     profile holds measured, then nominal), for --hardware's like-for-like basis;
-    roofs_from: where they came from, as the assumption line names it."""
+    roofs_from: where they came from, as the assumption line names it; ranks: a train
+    file's setup (whatif_train.train_file_ranks), its rows re-ringed per device."""
     from ..model import whatif as w
     from ..model.whatif_batch import change_batch
     from ..model.whatif_precision import change_precision
@@ -155,7 +156,7 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
     from .whatif_train import hardware_change
 
     # a train --dp step's communication runs on the other device's own link (s30)
-    targets, change = hardware_change(kernels, targets, hardware)
+    targets, change = hardware_change(kernels, targets, hardware, ranks)
     basis, target, line = efficiency_basis(on_roofs or (roof,), targets, kernels)
     # retime words the line for --on; without --on the profile is the input's own
     line = line.replace("the --on profile's", f"{roofs_from}'s")
@@ -282,15 +283,17 @@ def register(app) -> None:
 
         check_output(output, (".json", ".png", ".svg"), inputs=[*files, on, hardware])
         inputs = load_inputs(files, [on] if on else [])
-        from .whatif_train import for_whatif
+        from .whatif_train import for_whatif, train_file_ranks
 
-        # a train --dp file's communication on the --on device's link (s30)
-        inputs = for_whatif(inputs, on)
+        # a train --dp file's communication on the --on device's link (s30), on its ring
+        ranks = train_file_ranks(files, inputs.kernels)
+        inputs = for_whatif(inputs, on, ranks)
         result = run_whatif(inputs.roof, inputs.kernels, precision=precision,
                             quantize=quantize, fuse=fuse, batch=batch, hardware=hardware,
                             only=only, sparsity=sparsity, bytes_scale=bytes_scale,
                             group=group, on_roofs=_from_roofs(inputs, on),
-                            roofs_from="the --on profile" if on else "the input's profile")
+                            roofs_from="the --on profile" if on else "the input's profile",
+                            ranks=ranks)
         # what `rooflab report` would say of the moved kernels' measurements (review 16b
         # #11: a fusion of kernels above their roof printed its capped gain without a word)
         doubts = _read_with_care(result, inputs)

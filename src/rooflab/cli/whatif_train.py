@@ -106,13 +106,49 @@ def with_links(roofs: tuple, kernels: Sequence[Kernel], links: dict[int, Link]):
                         for k in kernels)
 
 
-def for_whatif(inputs, on: str | None):
-    """whatif's inputs with a train file's communication rows on the --on device's links
-    where the judging roof has none for them (a catalog name: the links train picks for
-    it, the --dp ring's under the file's --tp); without --on the file's own roof holds the
-    links train wrote. Other inputs: as given."""
+def train_file_ranks(files: Sequence[str], kernels: Sequence[Kernel]):
+    """The train file's setup (choose_train_ranks.file_ranks: --dp, --tp as given, its
+    device's dies) where the kernels hold a communication row; None otherwise (no file
+    read again) or where no .json input has one."""
+    if comm_devices(kernels) is None:
+        return None
+    from ..files import load_json
+    from .choose_train_ranks import file_ranks
+
+    docs = {}
+    for f in files:
+        if str(f).lower().endswith(".json"):
+            try:
+                docs[f] = load_json(f)
+            except RooflabError:
+                continue
+    return file_ranks(files, docs)
+
+
+def rering(k: Kernel, ranks, spec: str) -> Kernel | None:
+    """Row k as `rooflab train --on SPEC` sends it on its own ring (choose_train_ranks.
+    row_on, as choose re-rings it: an MI250X file's 8-rank ring of --dp 4 is 4 H100s', 2 x
+    3/4 x 13.5 GB = 20.2 GB, not 2 x 7/8 x 13.5 = 23.6 GB); None where that ring is one
+    device; any other kernel, or no file setup (ranks None), as it is."""
+    if ranks is None or not is_comm(k):
+        return k
+    from ..ingest.profile_checks import split_boost
+    from .choose_dies import die_count
+    from .choose_train_ranks import row_on
+
+    return row_on(k, ranks, die_count(split_boost(spec)[0]))
+
+
+def for_whatif(inputs, on: str | None, ranks=None):
+    """whatif's inputs with a train file's communication rows re-ringed for the --on
+    device (rering, from the file's `ranks`) and on its links where the judging roof has
+    none for them (a catalog name: the links train picks for it, the --dp ring's under the
+    file's --tp); without --on the file's own roof holds the links train wrote. Other
+    inputs: as given."""
     if comm_devices(inputs.kernels) is None or on is None:
         return inputs
+    inputs = replace(inputs, kernels=tuple(
+        r for k in inputs.kernels if (r := rering(k, ranks, on)) is not None))
     links = row_links(inputs.kernels, on, inputs.roof)
     if not links:
         return inputs   # no row lacks a ceiling, or none has a link: whatif says so
@@ -122,9 +158,11 @@ def for_whatif(inputs, on: str | None):
     return replace(inputs, roofs=roofs, kernels=kernels)
 
 
-def hardware_change(kernels: Sequence[Kernel], targets: tuple, hardware: str):
+def hardware_change(kernels: Sequence[Kernel], targets: tuple, hardware: str, ranks=None):
     """--hardware on a train file: (target roofs with the device's links, the change that
-    moves each communication row onto its link); (targets, None) for other kernels."""
+    moves each communication row onto its link, re-ringed for the device from the file's
+    `ranks` (rering; a ring of one device keeps the row as it is); (targets, None) for
+    other kernels."""
     if comm_devices(kernels) is None:
         return targets, None
     links = row_links(kernels, hardware)
@@ -132,7 +170,11 @@ def hardware_change(kernels: Sequence[Kernel], targets: tuple, hardware: str):
         return targets, None
     by_name = {k.name: links[id(k)] for k in kernels if id(k) in links}
     targets = with_links(targets, kernels, links)[0]
-    return targets, lambda k: relevel(k, by_name[k.name].level) if k.name in by_name else k
+
+    def change(k: Kernel) -> Kernel:
+        return relevel(rering(k, ranks, hardware) or k, by_name[k.name].level)
+
+    return targets, lambda k: change(k) if k.name in by_name else k
 
 
 def comm_label(name: str, pair) -> str:

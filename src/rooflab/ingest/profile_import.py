@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..model.ceiling import Ceiling, Roof
-from ..model.dies import recorded_roof
+from ..model.dies import kind_words, recorded_roof
 from ..model.kernel import Kernel
 from .profile_checks import (
     _other_device,
@@ -359,7 +359,7 @@ def _workload_roof(path: str) -> tuple[Roof, str]:
     except ParseError as exc:
         raise ParseError(f"{exc} (the workload folder's roofline.csv, used as the roof when "
                          f"no --on is given; pass --on GPU to judge by another roof)") from None
-    return roof, (f"roof: {roof.name} ({roof.kind}), from {path} (rocprof-compute's "
+    return roof, (f"roof: {roof.name} ({kind_words(roof)}), from {path} (rocprof-compute's "
                   f"benchmark in the workload folder; --on GPU for another roof)"
                   + _above_nominal(roof))
 
@@ -401,7 +401,7 @@ def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
         # nor said (its note told to leave out an '@boost' never given; s33 C)
         roof, clock = clock_judged(roof, None if mismatch else imp.clock_hz, boost)
         roof, added = with_recorded_levels(roof, imp.peaks, imp.clock_hz)
-        return RoofChoice(roof, f"roof: {roof.name} ({roof.kind}), from --on {on}"
+        return RoofChoice(roof, f"roof: {roof.name} ({kind_words(roof)}), from --on {on}"
                                 + die + mismatch + above + clock + added)
     if imp.roof_file:
         # rocprof-compute benchmarked this machine into the workload folder: measured peaks
@@ -421,8 +421,8 @@ def choose_roof(on: str | None, imp: ProfileImport) -> RoofChoice:
         # (catalog_match._one_die), as the probe does
         roof, text = found
         roof, clock = clock_judged(roof, imp.clock_hz)
-        return RoofChoice(roof, f"roof: {roof.name} ({roof.kind}), the catalog entry matched "
-                                f"by the device name '{text}' in the file" + clock)
+        return RoofChoice(roof, f"roof: {roof.name} ({kind_words(roof)}), the catalog entry "
+                                f"matched by the device name '{text}' in the file" + clock)
     roof = envelope_roof(imp.kernels)
     if roof is None:
         from ..errors import InputError

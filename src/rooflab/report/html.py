@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis
 from ..model.diagnose import Diagnosis, diagnose
+from ..model.dies import kind_words
 from .chart import REAL_TRAFFIC_LEGEND, REAL_TRAFFIC_STYLE, caveats, memory_ops
 from .chart_parts import RooflineDisplay
 from .html_access import TOGGLES_CSS, TOGGLES_SCRIPT
@@ -89,7 +90,7 @@ def _header(analysis: Analysis, profile: MachineProfile | None, display: Rooflin
     e = html.escape
     roof = analysis.roof
     return [f"<h1>{e(heading)}</h1>",
-            f"<p class='muted'>Roof: {e(roof.name)} ({e(roof.kind)})"
+            f"<p class='muted'>Roof: {e(roof.name)} ({e(kind_words(roof))})"
             + (f"; source: {e(roof.source)}" if roof.source else "")
             + ". <span class='js-only'>Hover or tap a point for its numbers and their "
               "provenance; click the legend (or tick the boxes under the chart) to toggle "

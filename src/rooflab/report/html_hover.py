@@ -6,6 +6,7 @@ import html
 
 from ..model.analysis import Analysis, Point
 from ..model.diagnose_evidence import level_bound
+from ..model.dies import kind_words
 from ..model.kernel import Kernel
 from ..model.sanity_ceilings import applicable_launch_s
 from ..sides import ai_apart, pct_text, share_text
@@ -51,7 +52,7 @@ def hover_text(p: Point, analysis: Analysis) -> str:
         f"% of roof: {pct_text(p.percent_of_roof)}",   # '9.996 %', not '10 %'
         f"bound: {_bound(p, analysis, k)}; {floor_words(p)}",
         f"time share: {'-' if p.time_share is None else share_text(100 * p.time_share, True)}",
-        f"roof: {e(analysis.roof.name)} ({e(analysis.roof.kind)})",
+        f"roof: {e(analysis.roof.name)} ({e(kind_words(analysis.roof))})",
     ]
     if p.note:
         rows.append(e(p.note))

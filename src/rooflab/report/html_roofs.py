@@ -9,6 +9,7 @@ import math
 from dataclasses import replace
 
 from ..model.ceiling import Roof
+from ..model.dies import kind_words, label_kind
 from ..units import fmt_rate, si
 from .chart import (
     FLAGGED_MARK,
@@ -82,7 +83,7 @@ def roof_line_traces(go, display: RooflineDisplay) -> list:
         c = ln.ceiling
         style = {"dash": _DASH[ln.style], "width": 2.5 if judge else 1.5}
         name = (f"{REAL_TRAFFIC_LEGEND} {si(c.value, 'B/s')}"
-                + ("" if judge else f" ({roof.kind})")
+                + ("" if judge else f" ({kind_words(roof)})")
                 if ln.style == REAL_TRAFFIC_STYLE
                 else legend_name(c, roof, ln.label, len(display.roofs) > 1))
         common = {"name": plotly_text(name),
@@ -95,7 +96,7 @@ def roof_line_traces(go, display: RooflineDisplay) -> list:
         # end, so two roofs with close peaks start apart (place_ceiling_names moves them on
         # when something is there).
         text = (plotly_text(group_label([_named(lines[j]) for j in group])
-                            + ("" if judge else f" ({roof.kind})"))
+                            + ("" if judge else f" ({kind_words(roof)})"))
                 if group[0] == i else "")
         (x0, x1), (y, _) = ln.xs, ln.ys
         traces.append((go.Scatter(
@@ -115,8 +116,9 @@ def legend_name(c, roof: Roof, label: str, roofs: bool = False) -> str:
     461 GB/s"). roofs: the chart draws more than one roof; a ceiling whose provenance is
     not its roof's then says whose it is ("nominal fp16 tensor 65 TFLOP/s (measured
     roof)"), or two roofs' entries could read the same."""
-    own = c.provenance or roof.kind
-    return f"{own} {label}" + (f" ({roof.kind} roof)" if roofs and own != roof.kind else "")
+    kind = label_kind(roof)   # one die of a package: derived, as its ceilings (s34 J)
+    own = c.provenance or kind
+    return f"{own} {label}" + (f" ({kind} roof)" if roofs and own != kind else "")
 
 
 def _named(ln: Line) -> str:
@@ -140,7 +142,7 @@ def _slope_trace(go, ln: Line, judge: bool, roof: Roof, style: dict, common: dic
     (x0, x1), bw = ln.xs, ln.ceiling.value
     f = 0.35 if judge else 0.65
     x_mid = 10 ** (math.log10(x0) + f * (math.log10(x1) - math.log10(x0)))
-    text = plotly_text(ln.label + ("" if judge else f" ({roof.kind})"))
+    text = plotly_text(ln.label + ("" if judge else f" ({kind_words(roof)})"))
     return (go.Scatter(x=[x0, x_mid, x1], y=[ln.ys[0], bw * x_mid, ln.ys[1]], mode="lines",
                        line={"color": level_color(ln.level), **style}, **common),
             Slope(0, bw, x0, x1, text, prefer=f))

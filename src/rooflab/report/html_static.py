@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from ..model.analysis import Analysis
 from ..model.diagnose import Diagnosis
+from ..model.dies import kind_words
 from ..units import fmt_ai
 from .chart_parts import RooflineDisplay
 from .envelope_bound import envelope_header
@@ -37,7 +38,7 @@ def chart_summary(analysis: Analysis, display: RooflineDisplay,
     # ridge is (review s23 h2 F7: only the first roof was named, its ridges not told apart)
     many = len(display.roof_labels) > 1
     on = (" vs ".join(display.roof_labels) if many
-          else f"{analysis.roof.name} ({analysis.roof.kind})")
+          else f"{analysis.roof.name} ({kind_words(analysis.roof)})")
     parts = [f"Roofline chart on {on}: "
              f"{len(named)} kernel{'s' if len(named) != 1 else ''}"]
     parts[0] += "".join(f", {len(ks)} {side}-bound side" for side, ks in sorted(sides.items()))

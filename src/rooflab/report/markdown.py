@@ -17,6 +17,7 @@ from ..model.ceiling import Roof
 from ..model.choose import count_text
 from ..model.diagnose import FLAG_HEADROOM, Diagnosis, diagnose
 from ..model.diagnose_distances import factor_words
+from ..model.dies import kind_words
 from ..model.machine import Machine, machine_of
 from ..sides import ai_apart, times_text
 from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_seconds, fmt_share, fmt_times, si
@@ -330,7 +331,7 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
     diags = list(diags) if diags is not None else diagnose(analysis, machine)
     total = sum(k.seconds for k in analysis.kernels if k.seconds)
     lines = [f"# {md_name(title or 'Roofline report: ' + roof.name)}", ""]
-    lines.append(f"Roof: **{md_name(roof.name)}** ({md_name(roof.kind)})"
+    lines.append(f"Roof: **{md_name(roof.name)}** ({md_name(kind_words(roof))})"
                  + (f", source: {md_name(roof.source)}" if roof.source else "") + ".")
     ceilings = ", ".join(f"{md_name(c.label)} {fmt_rate(c.value, c.precision)}"
                          for c in roof.compute)
