@@ -37,10 +37,10 @@ class FileRanks:
 
     def ranks(self, dies: int) -> tuple[int, int]:
         """(data-parallel ranks, tensor-parallel ranks) on a device of `dies` dies, as
-        train_dies.per_rank makes them: --tp's group is every die, else --dp's ring is."""
-        if self.tp > 1:
-            return self.dp, self.tp * dies
-        return self.dp * dies, 1
+        train makes them (train_dies.rank_counts)."""
+        from ..workloads.llm.train_dies import rank_counts
+
+        return rank_counts(self.dp, self.tp, dies)
 
     def flags(self) -> str:
         """' --dp 4 --zero 1': the file's options as given ('' for none)."""

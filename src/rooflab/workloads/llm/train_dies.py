@@ -35,9 +35,16 @@ def per_rank(roof, dp: int, tp: int) -> tuple[object, int, int, int]:
                             for v in (dp, tp)):
         return roof, 1, dp, tp
     die, _ = one_die(roof, None, dies)
+    return (die, dies, *rank_counts(dp, tp, dies))
+
+
+def rank_counts(dp: int, tp: int, dies: int) -> tuple[int, int]:
+    """(data-parallel ranks, tensor-parallel ranks) for --dp dp and --tp tp given in
+    packages of `dies` dies: --tp's group is every die of its packages, else --dp's ring
+    is (module docstring)."""
     if tp > 1:
-        return die, dies, dp, tp * dies
-    return die, dies, dp * dies, 1
+        return dp, tp * dies
+    return dp * dies, 1
 
 
 def check_rank_tp(cfg, setup) -> None:
