@@ -58,7 +58,7 @@ def test_names_the_slow_part_and_predicts_the_fastest_ceiling():
     p, (a,) = mixed(ROOF, gemm())
     assert p.bound == "compute"
     assert efficiency_of(p).efficiency == pytest.approx(0.80128, rel=1e-4)
-    assert a.action == ("move the fp32 vector part (10 % of the FLOP, 64 % of the time at "
+    assert a.action == ("move the fp32 vector part (10.0 % of the FLOP, 64.0 % of the time at "
                         "the roof) to fp16 vector")
     # kept efficiency: 41.667 us at the roof / 0.80128 = 52.0 us: 1.923x, 192.3 TFLOP/s
     assert a.new_seconds == pytest.approx(52.0e-6, rel=1e-4)
@@ -96,7 +96,7 @@ def test_vector_target_when_no_tensor_ceiling_is_in_reach():
                 memory=ROOF.memory)
     p, (a,) = mixed(roof, gemm({"fp8": 9e9, "fp32": 1e9}))
     assert p.peak_flop_per_s == pytest.approx(152.195e12, rel=1e-4)
-    assert a.action == ("move the fp32 vector part (10 % of the FLOP, 78 % of the time at "
+    assert a.action == ("move the fp32 vector part (10.0 % of the FLOP, 78.0 % of the time at "
                         "the roof) to fp16 vector")
     assert a.speedup == pytest.approx(2.4118, rel=1e-4)
     assert "152 TFLOP/s -> 367 TFLOP/s (2.41x)" in a.detail
@@ -133,7 +133,7 @@ def test_report_json_on_the_a100_catalog(tmp_path, capsys):
     assert main(["report", str(path), "--on", "A100", "--json"]) == 0
     (d,) = json.loads(capsys.readouterr().out)["diagnosis"]
     a = d["advice"][0]
-    assert a["action"].startswith("move the fp32 vector part (10 % of the FLOP, 64 % of the "
+    assert a["action"].startswith("move the fp32 vector part (10.0 % of the FLOP, 64.0 % of the "
                                   "time at the roof) to fp16 vector")
     assert a["new_seconds"] == pytest.approx(63.146e-6, rel=1e-4)
     assert a["speedup"] == pytest.approx(1.5836, rel=1e-4)

@@ -99,8 +99,9 @@ def test_a_zoomed_axis_labels_its_minor_ticks_in_flop_per_s():
 # --- whatif labels say "predicted" once -------------------------------------------------
 
 def test_compact_before_after_labels_say_predicted_once():
-    from rooflab.report.chart import memory_ops, roofline_data
+    from rooflab.report.chart import roofline_data
     from rooflab.report.chart_layout_texts import predicted
+    from rooflab.report.chart_words import memory_ops
 
     assert predicted("q_proj (before)") == "q_proj (before, predicted)"
     assert predicted("q_proj (after, 3.80x)") == "q_proj (after, 3.80x, predicted)"
@@ -202,8 +203,9 @@ def test_the_chart_scales_no_roof_twice_and_parses_no_methods(tmp_path):
 def test_the_above_roof_ring_is_vermillion_edged_in_black():
     from matplotlib.colors import to_rgba
 
-    from rooflab.report.chart import ABOVE_LEGEND, plot_roofline
+    from rooflab.report.chart import plot_roofline
     from rooflab.report.chart_marks import ABOVE_COLOR
+    from rooflab.report.chart_words import ABOVE_LEGEND
 
     roof = Roof("hand", "measured", compute=(Ceiling(1e12, "fp64", provenance="measured"),),
                 memory=(Ceiling(1e11, level="DRAM", provenance="measured"),))

@@ -17,18 +17,16 @@ from rooflab.hardware.cpu_arch import get_arch
 from rooflab.hardware.cpu_nominal import cpu_nominal_roof
 from rooflab.hardware.profile import roof_at_threads
 from rooflab.model import Ceiling, Kernel, Roof
-from rooflab.report.chart import (
+from rooflab.report.chart import per_thread_nominal, plot_roofline, roofline_data
+from rooflab.report.chart_precisions import precision_ceilings
+from rooflab.report.chart_roofs import ENVELOPE_LEGEND
+from rooflab.report.chart_words import (
     ABOVE_LEGEND,
     DERIVED_WORDS,
-    ENVELOPE_LEGEND,
     REAL_TRAFFIC_LEGEND,
     caveats,
-    per_thread_nominal,
-    plot_roofline,
     provenance_label,
-    roofline_data,
 )
-from rooflab.report.chart_precisions import precision_ceilings
 
 ROOF = Roof("hand", "measured",
             compute=(Ceiling(1e12, "fp64", provenance="measured"),),

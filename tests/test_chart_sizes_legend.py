@@ -11,15 +11,10 @@ import pytest
 from rooflab.cli.main import main
 from rooflab.model import Ceiling, Kernel, Roof
 from rooflab.model.analysis import analyze
-from rooflab.report.chart import (
-    SIZES_ALIKE,
-    one_kernel_per_file,
-    plot_roofline,
-    roofline_data,
-    size_legend,
-)
+from rooflab.report.chart import one_kernel_per_file, plot_roofline, roofline_data
 from rooflab.report.chart_layout_size import figure_renderer as _renderer
 from rooflab.report.chart_legend import _covers, _legend_obstacles
+from rooflab.report.chart_words import SIZES_ALIKE, size_legend
 from rooflab.report.marker_size import POINT_SIZE, SIZE_LEGEND
 
 ROOF = Roof("Test GPU", "measured",

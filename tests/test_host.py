@@ -11,11 +11,11 @@ from rooflab.hardware.host import (
     cpu_flags,
     detect_host,
     meminfo,
-    parse_cache_size,
     parse_cpuinfo,
     parse_lscpu,
     sysfs_caches,
 )
+from rooflab.hardware.host_caches import parse_cache_size
 
 X86 = """processor\t: 0
 vendor_id\t: AuthenticAMD

@@ -237,7 +237,7 @@ def test_report_terminal_lists_the_kernel_not_placed(tmp_path, capsys):
            "ranking or advice: 1 ms, 10.3 % of the 9.7 ms measured." in out
     assert "- l2only (1 ms, 10.3 % of the time): its bytes are at L2 only, and roof " \
            "'NVIDIA A100 80GB SXM' has no L2 ceiling (it has: DRAM)" in out
-    assert "compute only (no memory level, so no AI): achieved 1 TFLOP/s = 5.13 % of fp32 " \
+    assert "compute only (no memory level, so no AI): achieved 1 TFLOP/s = 5.1 % of fp32 " \
            "vector 19.5 TFLOP/s" in out
     assert "to place it: give a roof with an L2 ceiling" in out
 
@@ -265,7 +265,7 @@ def test_report_markdown_and_html_have_the_section(tmp_path, capsys):
     assert "Not placed on this roof: l2only" in text
     assert "## Not placed on this roof" in text
     assert ("| l2only | 1 ms | 10.3 % | its bytes are at L2 only, and roof 'NVIDIA A100 80GB "
-            "SXM' has no L2 ceiling (it has: DRAM) | 1 TFLOP/s = 5.13 % of fp32 vector 19.5 "
+            "SXM' has no L2 ceiling (it has: DRAM) | 1 TFLOP/s = 5.1 % of fp32 vector 19.5 "
             "TFLOP/s | give a roof with an L2 ceiling") in text
     pytest.importorskip("plotly")
     assert main(["report", path, "--on", "A100", "-o", str(page)]) == 0

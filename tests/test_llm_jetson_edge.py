@@ -282,7 +282,7 @@ def test_least_bytes_of_an_llm_document_by_hand():
     # llama-3-70b fp16 decode: 141,107,412,992 B of weights at 2 B/param = 70.55e9 params;
     # int4 with one fp16 scale per 128: x 0.515625 = 36,379,254,912 B; KV 209,715,200 B
     # at fp8 halves; activations 67,621,888 B as they are: 36,551,734,400 B
-    from rooflab.cli.choose import least_bytes
+    from rooflab.cli.choose_fit import least_bytes
 
     llm = {"footprint": {"weights_bytes": 141107412992.0, "kv_bytes": 209715200.0,
                          "activations_bytes": 67621888.0},
@@ -299,7 +299,7 @@ def test_least_bytes_of_a_document_already_at_int4_and_fp8_is_its_footprint(caps
     # --group 32 (0.5625 B/param) least_bytes took int4 at group 128 (0.515625), 0.38 GB
     # under it for llama-3-8b, and could call a device fixable that `rooflab llm` (which
     # keeps the --group) says nothing fits
-    from rooflab.cli.choose import least_bytes
+    from rooflab.cli.choose_fit import least_bytes
 
     code, out, _ = run(capsys, "llm", "llama-3-8b", "--on", NANO, "--phase", "decode",
                        "--weights", "int4", "--kv", "fp8", "--group", group, "--json")

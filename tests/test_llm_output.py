@@ -31,7 +31,8 @@ def _sweep_rows(path):
 # --- (a) -o out.csv with --tp: the sweep rows hold the all-reduces -----------------------
 def test_csv_keeps_the_old_columns_first():
     assert CSV_COLUMNS[:len(OLD_COLUMNS)] == OLD_COLUMNS
-    assert CSV_COLUMNS[len(OLD_COLUMNS):] == ("allreduce_s", "tpot_s")
+    # measured_s (s35 H): the --tpot-ms/--ttft-ms rows' time, after the s2x columns
+    assert CSV_COLUMNS[len(OLD_COLUMNS):] == ("allreduce_s", "tpot_s", "measured_s")
 
 
 def test_tp_csv_sweep_rows_add_the_all_reduces_of_the_text_and_json(capsys, tmp_path):

@@ -36,8 +36,8 @@ def test_a100_tensor_kernel_with_an_fp32_epilogue():
     assert p.bound == "latency"
     assert p.precision == "fp16" and p.unit == "tensor"   # the dominant part names it
     assert p.binding == "weighted fp16 tensor + fp32 vector"
-    words = ("held to a weighted 124.8 TFLOP/s: 90 % fp16 tensor (312 TFLOP/s) + "
-             "10 % fp32 vector (19.5 TFLOP/s)")
+    words = ("held to a weighted 124.8 TFLOP/s: 90.0 % fp16 tensor (312 TFLOP/s) + "
+             "10.0 % fp32 vector (19.5 TFLOP/s)")
     assert notes == (f"mixed: {words}",)
     assert p.note == ""   # a point's note is for stand-ins (sanity reads it as a fallback)
 
@@ -57,8 +57,8 @@ def test_cpu_fp64_with_fp32():
     assert p.ridge == pytest.approx(12.5, rel=1e-12)
     assert p.bound == "memory" and p.binding == "DRAM"
     assert p.attainable_flop_per_s == pytest.approx(1e12, rel=1e-12)
-    assert notes == ("stencil: held to a weighted 1.25 TFLOP/s: 60 % fp64 vector "
-                     "(1 TFLOP/s) + 40 % fp32 vector (2 TFLOP/s)",)
+    assert notes == ("stencil: held to a weighted 1.25 TFLOP/s: 60.0 % fp64 vector "
+                     "(1 TFLOP/s) + 40.0 % fp32 vector (2 TFLOP/s)",)
 
 
 def test_single_precision_kernel_unchanged():
@@ -88,8 +88,8 @@ def test_stand_in_precision_inside_a_mix():
     assert p.precision == "fp8"
     assert notes == (
         "attn: roof 'r' has no fp8 ceiling; using fp16 tensor",
-        "attn: held to a weighted 35.71 TFLOP/s: 80 % fp8 on fp16 tensor (100 TFLOP/s) + "
-        "20 % fp32 vector (10 TFLOP/s)")
+        "attn: held to a weighted 35.71 TFLOP/s: 80.0 % fp8 on fp16 tensor (100 TFLOP/s) + "
+        "20.0 % fp32 vector (10 TFLOP/s)")
     assert p.note == "roof 'r' has no fp8 ceiling; using fp16 tensor"
 
 

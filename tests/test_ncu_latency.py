@@ -45,7 +45,7 @@ def test_latency_position_cites_grid_and_occupancy(rep, capsys):
     assert main(["report", str(rep)]) == 0
     out = " ".join(capsys.readouterr().out.split())
     # 2 blocks on 24 SMs: 2 / 24 = 8 %
-    assert "grid of 2 blocks x 256 threads on 24 SMs: 8 % of SMs get a block" in out
+    assert "grid of 2 blocks x 256 threads on 24 SMs: 8.3 % of SMs get a block" in out
     assert "achieved occupancy 17 % of a theoretical 100 % (limit: warps per SM (block " \
         "size))" in out
     # 2 blocks < 24 SMs: the advice names the grid, not "expose more parallelism"
@@ -60,8 +60,8 @@ def test_ncu_table_notes_small_grid(capsys):
     assert main(["ncu", str(path)]) == 0
     out = " ".join(capsys.readouterr().out.split())
     # 4 / 24 = 16.7 %
-    assert ("sigma_gpp_gpu_34_gpu__red: grid of 4 blocks x 256 threads on 24 SMs: 17 % of "
-            "SMs get a block") in out
+    assert ("sigma_gpp_gpu_34_gpu__red: grid of 4 blocks x 256 threads on 24 SMs: 16.7 % "
+            "of SMs get a block") in out
     # the main kernel's 65535 blocks are 546 waves: no note for it
     assert "sigma_gpp_gpu_34: grid" not in out
 
@@ -89,7 +89,7 @@ def test_grid_words_hand_checked():
                       meta=meta)
 
     assert grid_words({"grid": "(20, 1, 1)", "block": "(128, 1, 1)", "sms": 132}) == \
-        "grid of 20 blocks x 128 threads on 132 SMs: 15 % of SMs get a block"
+        "grid of 20 blocks x 128 threads on 132 SMs: 15.2 % of SMs get a block"
     # 150 blocks, 132 SMs x 1 block each: 1.14 waves
     assert grid_words({"grid": "(150, 1, 1)", "sms": 132}) == (
         "grid of 150 blocks on 132 SMs: 1.14 waves of 132 blocks (1 per SM): the last "

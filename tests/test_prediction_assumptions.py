@@ -75,7 +75,7 @@ def test_quantize_names_each_kernels_share_when_they_differ():
     assert f"{gemm.name}: weights 33.3 % of the bytes (its shape" in w.assumption
     assert "residual_add: weights 0 % of the bytes (its kind, add" in w.assumption
     given = quantize_weights(H100, [gemm], "int4", share=0.5)
-    assert "weights 50 % of the bytes (given)" in given.assumption
+    assert "weights 50.0 % of the bytes (given)" in given.assumption
 
 
 # --- F-d: the advice says when it lands on the launch floor ------------------------------

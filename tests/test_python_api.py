@@ -273,7 +273,7 @@ def test_notebook_display_is_short_and_shows_the_numbers(t4):
     assert "fp16 tensor    65 TFLOP/s" in roof_text and "DRAM           320 GB/s" in roof_text
     assert "https" not in roof_text
     text = pretty(rooflab.analyze(t4, [readme_kernel(), Kernel("x", flop={"fp32": 1.0})]))
-    assert "AI 1  147 GFLOP/s of 320 GFLOP/s  45.8 % of roof  memory-bound (DRAM)" in text
+    assert "AI 1  147 GFLOP/s of 320 GFLOP/s  46 % of roof  memory-bound (DRAM)" in text
     assert "x: no bytes" in text and len(text) < 750   # the notes grew: the ridge band (s18)
     assert len(repr(rooflab.analyze(t4, [readme_kernel()]))) > 2000   # what it replaced
 

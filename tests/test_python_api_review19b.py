@@ -168,7 +168,7 @@ def test_python_md_analysis_outputs_are_current(t4):
                                              att.kernel(seconds=6e-6)]))
     assert _doc_block("Analysis on 'NVIDIA T4' (nominal): 2 kernel(s)") == two
     # the hand numbers beside them: 2.2e9 / 0.015 = 146.7 GFLOP/s = 45.8 % of 320 GFLOP/s
-    assert "15 ms  AI 1  147 GFLOP/s of 320 GFLOP/s  45.8 % of roof" in one
+    assert "15 ms  AI 1  147 GFLOP/s of 320 GFLOP/s  46 % of roof" in one
 
 
 # --- N5: the keyword-clash check reads a Module's forward and warns for **kwargs ---------

@@ -70,7 +70,8 @@ NAMED = ("no FLOP, so not on the chart: aten::cat 66.1 MB/s = 0.002 % of DRAM; "
 
 
 def test_chart_names_memory_ops_under_the_axis():
-    from rooflab.report.chart import memory_ops, roofline_data
+    from rooflab.report.chart import roofline_data
+    from rooflab.report.chart_words import memory_ops
 
     display = roofline_data([H100], OPS)
     assert {p.kernel for p in display.points} == {"matmul"}
@@ -137,7 +138,7 @@ def test_ai_conv2d_fp32_on_a_tf32_gpu_has_the_note(capsys):
 # --- 17a N12: whatif --hardware onto a datasheet CPU: one factor for one loop ----------------
 
 def test_whatif_hardware_takes_dram_efficiency_in_real_traffic_units():
-    from rooflab.model.retime import efficiency_basis
+    from rooflab.model.efficiency_basis import efficiency_basis
     from rooflab.model.whatif import move_hardware
 
     # 17a's jacobi7_256: 2.622e9 FLOP, 7.866e9 DRAM bytes in 755 ms, once as a hand count

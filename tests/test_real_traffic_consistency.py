@@ -31,7 +31,8 @@ from rooflab.model.ceiling import Ceiling
 from rooflab.model.kernel import Kernel
 from rooflab.model.real_traffic import REAL_TRAFFIC, real_traffic_ceiling
 from rooflab.probe.cpu.dram_ceiling import real_traffic
-from rooflab.report.chart import caveats, plot_roofline
+from rooflab.report.chart import plot_roofline
+from rooflab.report.chart_words import caveats
 
 GB = 1e9
 TRIAD = ("STREAM triad a[i] = b[i] + s*c[i] (numba), explicit loads + stores, no "

@@ -20,7 +20,8 @@ from rooflab.model.real_traffic import REAL_TRAFFIC
 from rooflab.model.whatif import scale_bytes
 from rooflab.probe.cpu import bandwidth as bw
 from rooflab.probe.cpu.dram_ceiling import real_traffic
-from rooflab.report.chart import REAL_TRAFFIC_LEGEND, REAL_TRAFFIC_STYLE, roofline_data
+from rooflab.report.chart import roofline_data
+from rooflab.report.chart_words import REAL_TRAFFIC_LEGEND, REAL_TRAFFIC_STYLE
 from rooflab.report.markdown import headroom_cell, kernel_rows, trust_warnings
 
 N = 1.775e9

@@ -9,7 +9,7 @@ import tracemalloc
 import pytest
 
 from rooflab.cli.main import main
-from rooflab.ingest import rocprof, rocprof_counters
+from rooflab.ingest import rocprof, rocprof_cells, rocprof_counters
 from rooflab.ingest.rocprof import load_rocprof
 from rooflab.ingest.skips import SkipLog
 
@@ -85,8 +85,9 @@ def test_a_long_dispatch_s_text_cell_is_tried_once_not_once_per_counter_row(tmp_
     p = tmp_path / "c_counter_collection.csv"
     long_file(p, 50)
     calls = []
-    real = rocprof.parse_number
-    monkeypatch.setattr(rocprof, "parse_number", lambda text: calls.append(text) or real(text))
+    real = rocprof_cells.parse_number
+    monkeypatch.setattr(rocprof_cells, "parse_number",
+                        lambda text: calls.append(text) or real(text))
     imp = load_rocprof(str(p))
     assert sum(k.calls for k in imp.kernels) == 50
     assert calls == ["Agent 4"] * 50

@@ -6,7 +6,8 @@ the notes."""
 from __future__ import annotations
 
 from rooflab.model import Ceiling, Kernel, Roof
-from rooflab.report.chart import caveats, roofline_data
+from rooflab.report.chart import roofline_data
+from rooflab.report.chart_words import caveats
 
 # the saved r5 profile's measured fp64 ceiling (flagged: disturbed samples) and DRAM slope
 EPYC = Roof("AMD EPYC measured (2 threads)", "measured",

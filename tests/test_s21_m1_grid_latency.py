@@ -1,6 +1,6 @@
 """Review s21 r3 F6: a kernel whose recorded grid leaves more than half the SMs without a
 block is latency (parallelism) bound whatever its % of roof, and its position cites the
-grid. Hand numbers: 4 blocks on 24 SMs = 17 % of the SMs get one; 2 blocks = 8 %; 12 of
+grid. Hand numbers: 4 blocks on 24 SMs = 16.7 % of the SMs get one; 2 blocks = 8.3 %; 12 of
 24 is half, not under it.
 """
 
@@ -28,10 +28,10 @@ def test_four_blocks_on_24_sms_is_latency_with_the_grid_as_its_reason():
     (p,) = analyze(ROOF, [_red("(4, 1, 1)")]).points
     assert p.percent_of_roof == pytest.approx(50.0)
     assert p.bound == "latency"
-    assert p.grid == "grid of 4 blocks x 256 threads on 24 SMs: 17 % of SMs get a block"
+    assert p.grid == "grid of 4 blocks x 256 threads on 24 SMs: 16.7 % of SMs get a block"
     (d,) = diagnose(analyze(ROOF, [_red("(4, 1, 1)")]))
     assert d.bound == "latency"
-    assert d.evidence.startswith("grid of 4 blocks x 256 threads on 24 SMs: 17 % of SMs get a "
+    assert d.evidence.startswith("grid of 4 blocks x 256 threads on 24 SMs: 16.7 % of SMs get a "
                                  "block (fewer blocks than half the SMs)")
     assert "(< 10 %)" not in d.evidence
 
@@ -44,7 +44,7 @@ def test_half_the_sms_or_no_record_keeps_the_roofline_class(grid, sms):
 
 
 @pytest.mark.skipif(not (GPP / "output1.ncu-rep").exists(), reason="GPP fixtures absent")
-@pytest.mark.parametrize("name,blocks,share", [("output1", 4, 17), ("output5", 2, 8)])
+@pytest.mark.parametrize("name,blocks,share", [("output1", 4, 16.7), ("output5", 2, 8.3)])
 def test_gpp_reduction_kernel_reads_latency_in_both_recordings(name, blocks, share):
     from rooflab.ingest.profile_files import load_profiles
 

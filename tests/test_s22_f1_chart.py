@@ -8,9 +8,10 @@ import pytest
 from rooflab.hardware.catalog import lookup_roof
 from rooflab.model.ceiling import Ceiling, Roof
 from rooflab.model.kernel import Kernel
-from rooflab.report.chart import provenance_label, roofline_data
+from rooflab.report.chart import roofline_data
 from rooflab.report.chart_draw import _axis_words
 from rooflab.report.chart_legend import _legend
+from rooflab.report.chart_words import provenance_label
 
 pytest.importorskip("matplotlib")
 

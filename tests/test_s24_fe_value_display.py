@@ -49,7 +49,7 @@ def _point(**changes) -> Point:
 
 def test_a_timed_point_shows_its_analysis_row_with_the_precision():
     assert pretty(_point()) == ("Point 'decode b=1' (fp16)  DRAM  15 ms  AI 1  147 GFLOP/s of "
-                                "320 GFLOP/s  45.8 % of roof  memory-bound (DRAM)")
+                                "320 GFLOP/s  46 % of roof  memory-bound (DRAM)")
 
 
 def test_the_point_line_is_the_analysis_row_of_the_same_kernel():
@@ -84,7 +84,7 @@ def test_a_compute_bound_point_names_its_ceiling():
                achieved_flop_per_s=flop / 2.6e-3, percent_of_roof=100 * flop / 2.6e-3 / 65e12,
                binding="fp16 tensor", bound="compute")
     assert pretty(p) == ("Point 'mm' (fp16)  DRAM  2.6 ms  AI 1365  52.9 TFLOP/s of 65 TFLOP/s  "
-                         "81.3 % of roof  compute-bound (fp16 tensor)")
+                         "81 % of roof  compute-bound (fp16 tensor)")
 
 
 # --- OpCount: one line, FLOP / bytes / AI in SI ------------------------------------------

@@ -11,7 +11,7 @@ F4. The join of old `ncu --precision each` rows matched names alone: a user's ow
     'gemm [fp16]' and 'gemm [fp32]' became one kernel, 4e12 FLOP in 10 ms, 319 % of an
     H100's roof. Now only rows ncu wrote join (ingest/kernelfile_views.py).
 F8. `whatif --hardware` on an ncu file called its clock-scaled roof "nominal" and the move
-    to a catalog GPU "like for like" (model/retime.efficiency_basis, cli/whatif.py).
+    to a catalog GPU "like for like" (model/efficiency_basis.py, cli/whatif.py).
 F11. `report --precision bogus` suggested `rooflab ncu FILE --precision bogus`, which fails
     (cli/report.py refuse_precision).
 """
@@ -197,7 +197,7 @@ def test_the_join_asks_for_ncus_mark():
 
 def test_efficiency_basis_of_a_clock_scaled_roof_is_derived():
     from rooflab.ingest.profile_checks import at_recorded_clock
-    from rooflab.model.retime import efficiency_basis
+    from rooflab.model.efficiency_basis import efficiency_basis
 
     ran, _ = at_recorded_clock(load_roof("RTX 4060 Laptop GPU"), 1.62e9)
     l4 = load_roof("L4")

@@ -247,8 +247,8 @@ def test_sparsity_on_mi250x_halves_no_math(tmp_path):
 
 
 def test_train_dp2_on_mi300x_rings_over_one_link():
-    # train --dp takes scale's links (cli/scale.choose_links): 2 GPUs of the mesh share one
-    # link, 64 GB/s per direction (it was the 7-link 448)
+    # train --dp takes scale's links (cli/scale_link_choice.choose_links): 2 GPUs of the
+    # mesh share one link, 64 GB/s per direction (it was the 7-link 448)
     code, out, err = _run("train", "llama-3-8b", "--on", "MI300X", "--batch", "1", "--seq",
                           "4096", "--dp", "2")
     text = " ".join(out.split())

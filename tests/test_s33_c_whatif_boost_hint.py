@@ -42,7 +42,7 @@ def test_the_hint_for_a_catalog_roof_scaled_to_the_clock_is_unchanged(gpp, capsy
 
 
 def test_no_hint_for_another_derived_roof():
-    from rooflab.model.retime import _at_boost
+    from rooflab.model.efficiency_basis import _at_boost
 
     roof = Roof(name="measured by hand", compute=(), memory=(), kind="derived")
     assert _at_boost(roof) == ""

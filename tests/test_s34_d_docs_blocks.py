@@ -102,7 +102,7 @@ def test_plot_md_trajectory_block_is_what_plot_prints(gpp, tmp_path, monkeypatch
     # docs/plot.md: the NERSC GPP steps in order; output8.csv is a failed launch, skipped
     # with the profiler's own words. The page said "warning: skipped: output8.csv: ...",
     # a prefix plot no longer prints, and left out the note on the mixed-precision roof:
-    # 98 % fp64 at 156 GFLOP/s + 2 % fp32 at 9.95 TFLOP/s, weighted 159.3 GFLOP/s.
+    # 97.6 % fp64 at 156 GFLOP/s + 2.4 % fp32 at 9.95 TFLOP/s, weighted 159.3 GFLOP/s.
     pytest.importorskip("ncu_report")
     (case,) = [c for c in _shown("plot.md") if "--trajectory --level DRAM" in c[1]]
     for f in gpp.glob("output*"):

@@ -14,7 +14,7 @@ gradients 2P = 13 476 831 232 B:
     and gave the H100, one device at --dp 1, the same collective (train: none).
   --zero 1: reduce-scatter + all-gather, (N-1)/N x 2P each: the same bytes as the
     all-reduce, so 44.92 ms on the H100 again; the optimizer's shard (1/8 in the file,
-    1/4 on 4 H100s) and the memory stay the file's, which the output says.
+    1/4 on 4 H100s) and the memory are the H100's own since s35 E (choose_train_own).
   --tp 2: on MI250X a group of 4 dies; on H100 of 2: the TP all-reduces send
     2 x 1/2 of the activation instead of 2 x 3/4, so the H100 row's bytes are the file's
     x (1/2)/(3/4) = 2/3; train --on H100 --tp 2 prints 4 362 125 312 B, 9.694 ms.
@@ -89,11 +89,12 @@ def test_zero1_comm_agrees_and_the_shard_is_said(tmp_path, capsys):
     assert h["dp_comm_s"] == pytest.approx(2 * P * 2 * 3 / 4 / 450e9)
     assert h["dp_comm_s"] == pytest.approx(h100["dp"]["comm_s"])
     assert h["dp_exposed_s"] == pytest.approx(h100["dp"]["exposed_s"], rel=1e-6)
-    # the optimizer's shard is the file's 1/8, train's 1/4: its floor is below train's
-    assert h["dp_step_floor_s"] < h100["floor_s"]
-    assert ("shards ZeRO-1 over its 4 data-parallel ranks, not the file's 8: the "
-            "optimizer's kernel and the memory need here are the file's 1/8 shard's") in text
-    assert "train's own differs, the note below" in text
+    # the optimizer's shard is train's 1/4 on 4 H100s, not the file's 1/8 (s35 E: the
+    # H100's own rank is recomputed from train.setup; it kept the file's, below train's)
+    assert h["dp_step_floor_s"] == pytest.approx(h100["floor_s"], rel=1e-9)
+    assert h["needs_bytes"] == h100["memory"]["total_bytes"]
+    assert "the file's 1/8 shard's" not in text
+    assert "train's own differs, the note below" not in text
 
 
 def test_tp2_comm_agrees_and_the_layer_split_is_said(tmp_path, capsys):
@@ -104,7 +105,9 @@ def test_tp2_comm_agrees_and_the_layer_split_is_said(tmp_path, capsys):
     assert h["dp_comm_s"] == pytest.approx(h100["tp"]["comm_s"])                # 9.69 ms
     assert h["dp_ring_ranks"] == 2 and rows[MI]["dp_ring_ranks"] == 4
     assert "with --tp 2's collectives" in text          # as given (packages), not --tp 4
-    assert "splits every layer over a group of 2 ranks, not the file's 4" in text
+    # each H100 holds 1/2 of every layer, as train --on H100 --tp 2 (s35 E: recomputed)
+    assert h["dp_step_floor_s"] == pytest.approx(h100["floor_s"], rel=1e-9)
+    assert "splits every layer over a group of 2 ranks, not the file's 4" not in text
 
 
 def test_h100_file_is_unchanged(tmp_path, capsys):

@@ -20,7 +20,7 @@ def test_one_die_roof_is_named_and_labelled_derived():
     from rooflab.hardware.resolve import load_roof
     from rooflab.model.dies import one_die
     from rooflab.model.roof_schema import judged_kind, roof_to_dict
-    from rooflab.report.chart import provenance_label
+    from rooflab.report.chart_words import provenance_label
 
     die, _ = one_die(load_roof("MI250X"), None, 2)
     assert die.name == DIE

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from rooflab.cli.choose import least_bytes
+from rooflab.cli.choose_fit import least_bytes
 from rooflab.cli.main import main
 
 

@@ -19,8 +19,8 @@ from rooflab.hardware.resolve import load_roof, load_roofs
 from rooflab.ingest.torch_ops import op_work, work_or_reason
 from rooflab.ingest.torch_ops_base import OpCall
 from rooflab.ingest.torch_trace import load_torch_trace
+from rooflab.model.efficiency_basis import efficiency_basis
 from rooflab.model.kernel import Kernel
-from rooflab.model.retime import efficiency_basis
 from rooflab.model.whatif import change_batch, quantize_weights
 from rooflab.model.whatif_weights import weight_share
 from rooflab.workloads import ops

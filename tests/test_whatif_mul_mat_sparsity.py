@@ -50,10 +50,10 @@ def test_user_mistakes_in_whatif_exit_2(tmp_path, capsys):
                                           "meta": {"batch": "x", "op": "linear"}}]}))
     assert main(["whatif", str(k), "--on", "A100", "--batch", "4"]) == 2
     assert "meta.batch must be a whole number >= 1" in capsys.readouterr().err
-    # inf is refused as typed since s34 F (cli/finite_options.py); 0 by whatif's own check
+    # inf in whatif's own words as 0 is, since s35 B (cli/finite_options.OWN_RANGE)
     assert main(["whatif", str(k), "--on", "A100", "--bytes-scale", "inf"]) == 2
-    assert "--bytes-scale must be a finite number such as 2.5; got 'inf'" in \
-        capsys.readouterr().err
+    assert "bytes scale must be > 0 and finite (0.25 = a quarter of the bytes, AI x 4); " \
+        "got inf" in capsys.readouterr().err
     assert main(["whatif", str(k), "--on", "A100", "--bytes-scale", "0"]) == 2
     assert "bytes scale must be > 0 and finite" in capsys.readouterr().err
 

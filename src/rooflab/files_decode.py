@@ -320,13 +320,7 @@ def read_text(path: str | os.PathLike) -> str:
         with open_text(p) as fh:
             text, binary = fh.read_all()
             if binary:
-                kind = _binary_kind(p)
-                if kind:   # `--on roofline.png`: name what it is, not that it is not text
-                    raise ParseError(f"is {kind}, not a text file; give the .json (or .csv) "
-                                     f"file", path=str(p))
-                line = text[:text.find("\x00")].count("\n") + 1 if "\x00" in text else None
-                raise ParseError("not a UTF-8 text file (binary data); is it the right file?",
-                                 path=str(p), line=line)
+                raise binary_error(p, text)
             return text
     except FileNotFoundError:
         raise ParseError("file not found", path=str(p)) from None
@@ -334,6 +328,19 @@ def read_text(path: str | os.PathLike) -> str:
         raise ParseError(f"is a directory; give a file{_files_in(p)}", path=str(p)) from None
     except OSError as exc:
         raise ParseError(f"cannot read file: {exc.strerror}", path=str(p)) from None
+
+
+def binary_error(path: str | os.PathLike, text: str) -> ParseError:
+    """The error for a file looks_binary found binary (its text read so far): what it is
+    where its first bytes say, else the line of its first NUL. read_text's, and a streamed
+    reader's (rocprof) on its first chunk, so all refuse the same files alike."""
+    kind = _binary_kind(Path(path))
+    if kind:   # `--on roofline.png`: name what it is, not that it is not text
+        return ParseError(f"is {kind}, not a text file; give the .json (or .csv) file",
+                          path=str(path))
+    line = text[:text.find("\x00")].count("\n") + 1 if "\x00" in text else None
+    return ParseError("not a UTF-8 text file (binary data); is it the right file?",
+                      path=str(path), line=line)
 
 
 # Leading bytes of the binary files a user most often passes by mistake (the charts and

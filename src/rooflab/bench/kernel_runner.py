@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..errors import InputError
 from ..model.sample_spread import spread_short
-from ..units import fmt_bytes_binary, fmt_fraction, si
+from ..units import fmt_bytes_binary, fmt_fraction, fmt_pct, si
 
 BYTES_FP64 = 8
 # peakflops: FMAs per element per call (probe/cpu/flops.FMA_PER_CALL; not imported: that
@@ -391,7 +391,7 @@ def summary_lines(r: KernelResult, placed: dict | None) -> list[str]:
         rows = placed.get("threads_row") or (
             f"the ceiling is for the threads that roof was measured or rated with, this "
             f"run used {r.threads}")
-        lines.append(f"  on {placed['roof']}: {placed['percent']:.0f} % of "
+        lines.append(f"  on {placed['roof']}: {fmt_pct(placed['percent'])} of "
                      f"{placed['ceiling']} ({placed['provenance']}; {rows})")
     warning = r.rate.warning(k.name)
     if warning:

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..measure_checks import unrun
-from ..units import canonical_dtype, flop_precision
+from ..units import canonical_dtype, flop_precision, fmt_share
 from ..workloads.count import COMPULSORY
 from ..workloads.ops_conv import conv_unit
 from ..workloads.torch_rules.flop import (  # noqa: F401  (docs/ingest.md names 3 of them here)
@@ -113,7 +113,7 @@ def unit_note(by_unit: Mapping[str, float]) -> str | None:
     if len(by_unit) <= 1:
         return None
     total = sum(by_unit.values())
-    shares = ", ".join(f"{100 * v / total:.3g} % {k}" for k, v in by_unit.items())
+    shares = ", ".join(f"{fmt_share(v / total)} {k}" for k, v in by_unit.items())
     return (f"FLOP on more than one unit ({shares}); the kernel is held to the "
             f"{unit_of(by_unit) or ANY_UNIT} unit, the larger share")
 

@@ -36,7 +36,7 @@ def _emit_conv(op, on, json_out, assumed) -> None:
     """A conv3d / conv_transpose2d answer with conv2d's notes: PyTorch's TF32 default for
     an fp32 conv on an Ampere+ GPU, and channel counts tensor cores do not take whole."""
     from .ai import _emit as emit
-    from .ai import _tf32_conv_note
+    from .ai_layers import _tf32_conv_note
 
     def notes(d, roof):
         more = _tf32_conv_note(op, roof) + pad_note(op)

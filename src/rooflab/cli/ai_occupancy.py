@@ -308,7 +308,7 @@ def strided_op(op, stride: int, roof=None):
     from dataclasses import replace
 
     from ..model.coalescing import SECTOR_BYTES, strided
-    from ..units import dtype_bytes, fmt_times
+    from ..units import dtype_bytes, fmt_share, fmt_times
 
     unit, word = transfer_unit(roof)
     shape = op.shape
@@ -328,7 +328,7 @@ def strided_op(op, stride: int, roof=None):
     where = ("; a GPU's sectors assumed: --on a CPU counts its 64-byte lines" if roof is None
              else f"; {ASSUMED_CPU}" if kind_unknown(roof) else "")
     model = (f"strided: every array at stride {stride} x {e:g} B from a {unit}-byte aligned "
-             f"base, whole {unit}-byte {word}s moved ({100 * efficiency:.1f} % of them used; "
+             f"base, whole {unit}-byte {word}s moved ({fmt_share(efficiency)} of them used; "
              f"no reuse of the skipped bytes from {'L2' if word == 'sector' else 'cache'})"
              f"{where}")
     new = replace(op, bytes=float(read + write), byte_model=model,
@@ -342,14 +342,14 @@ def strided_op(op, stride: int, roof=None):
            "layout)" if word == "sector" else "make the inner loop walk contiguous "
            "elements (a transposed or blocked layout)")
     if acc.sectors > dense.sectors:
-        note = (f"stride {stride}: {100 * efficiency:.1f} % of each {unit}-byte {word} is "
+        note = (f"stride {stride}: {fmt_share(efficiency)} of each {unit}-byte {word} is "
                 f"used, {fmt_times(acc.sectors / dense.sectors)} the {word}s of stride 1; AI "
                 f"{new.ai:.4g} FLOP/B (coalesced {op.ai:.4g}); {fix} to restore it")
     elif efficiency < 0.99:
         # n·E under a few units: the rounding up to whole units, not the stride, is the
         # loss, and no layout recovers it (stride 1 moves the same units)
         note = (f"stride {stride}: the same {acc.sectors} {word}(s) per array as stride 1 "
-                f"at n = {shape['n']:g}: {100 * efficiency:.1f} % used because "
+                f"at n = {shape['n']:g}: {fmt_share(efficiency)} used because "
                 f"{shape['n']:g} x {e:g} B fills part of whole {unit}-byte {word}s, not "
                 f"because of the stride (AI {new.ai:.4g} FLOP/B)")
     else:

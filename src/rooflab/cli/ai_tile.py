@@ -222,7 +222,10 @@ def _quantized(d: dict, rate: float, count, waves) -> dict:
 # --- text -------------------------------------------------------------------------------
 
 def _pct(x: float) -> str:
-    return f"{100 * x:.1f} %"
+    """A share (of the tiles' area, of the waves' slots) as every share prints."""
+    from ..units import fmt_share
+
+    return fmt_share(x)
 
 
 def _kib(n: float) -> str:

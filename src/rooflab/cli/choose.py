@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import typer
 
 from ..errors import InputError
 from ..units import fmt_fraction
+from .choose_fit import fit_remedy
 from .choose_inputs import (
     _footprint,
     _least,
@@ -108,8 +108,9 @@ def choose(
     from .choose_tokens import buyer_fields, step_scope
     from .choose_tp_links import tp_link_times  # review W4: the rank holds the link
     from .choose_train_comm import PLUS, add_comm_fields, print_comm_lines, rank_with_comm
+    from .choose_train_own import own_needs, own_ranks
     from .choose_train_ranks import file_ranks
-    from .common import console, emit_json
+    from .common import emit_json
 
     top = _check_options(among, kind, top, output, files)
     docs: dict[str, object] = {}   # each .json input, parsed once (_doc)
@@ -127,29 +128,41 @@ def choose(
     links = tp_link_times(_tp_block(files, docs), [n for n, _, _ in cands], scope)
     # tp, pp: the energy is of every GPU a row stands for, at the time it ranks by
     ranks = file_ranks(files, docs)   # a train file's, its rows re-ringed per device
+    # and under --zero/--tp each device's own rank where its ranks are not the file's
+    own = own_ranks(files, docs, cands, ranks)
     kernels, comm, comms, choices = rank_with_comm(
-        kernels, cands, links, ranks, needs_bytes=need, memory_bytes=memory,
+        kernels, cands, links, ranks, own, needs_bytes=need, memory_bytes=memory,
         tp=split["tp"] if split else 1, pp=split["pp"] if split else 1)
     compared = compare_steps(steps, choices)
     data = choices_to_dict(choices, kernels, compared)
     _enrich_rows(data, choices, need, memory, least, split, files, docs, scope)
+    own_needs(data, own)
     add_comm_fields(data, choices, comm, comms)
     buyer_fields(data, choices, scope, memory, util[0])
     doc = {"schema_version": SCHEMA_VERSION, "devices": data}
     if json_out:
         emit_json(doc)
     else:
-        if split is not None and split["gpus"] > 1:
-            from .choose_words import gpus_line
-
-            print(gpus_line(split))
-        console().print(_table(choices[:top], kernels, compared, need, memory, least, split,
-                               scope, util, train=train_inputs(files, docs),
-                               plus=PLUS if comm else None))
-        _tp_lines(split, _tp_block(files, docs), choices[:top], scope)
-        print_comm_lines(comm, comms, choices[:top], ranks)
+        table = _table(choices[:top], kernels, compared, need, memory, least, split, scope,
+                       util, train=train_inputs(files, docs), plus=PLUS if comm else None,
+                       own=own)
+        _say(table, split, _tp_block(files, docs), choices[:top], scope)
+        print_comm_lines(comm, comms, choices[:top], ranks, frozenset(own))
     if output:   # the file holds every device, as --json does; --top trims the screen only
         _write(output, doc)
+
+
+def _say(table, split, tp_block, shown, scope) -> None:
+    """The text output above the communication lines: the GPUs line of a split run, the
+    table, the tensor-parallel lines."""
+    from .common import console
+
+    if split is not None and split["gpus"] > 1:
+        from .choose_words import gpus_line
+
+        print(gpus_line(split))
+    console().print(table)
+    _tp_lines(split, tp_block, shown, scope)
 
 
 def _write(output: str, doc: dict) -> None:
@@ -238,7 +251,7 @@ def _memories(names: list[str], util: float | None) -> dict[str, float | None]:
 
 
 def _table(choices, kernels, compared=(), need=None, memory=None, least=None, split=None,
-           scope=None, util=(None, ""), train=False, plus=None):
+           scope=None, util=(None, ""), train=False, plus=None, own=None):
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
@@ -314,7 +327,9 @@ def _table(choices, kernels, compared=(), need=None, memory=None, least=None, sp
         remedy = (TRAIN_REMEDY if train else
                   fit_remedy([name for name, _ in short],
                              hopeless=[n for n, m in short if least is not None and least > m]))
-        short = [f"{name} ({si_apart(need, m, 'B')[1]})" for name, m in short]
+        short = [f"{name} ({si_apart(need, m, 'B')[1]})" if name not in (own or {}) else
+                 f"{name} ({si(m, 'B')}; its own rank needs {si(own[name].need_bytes, 'B')}"
+                 f")" for name, m in short]   # a train file's rank recomputed (s35 E)
         rank_note = (", and they rank after the devices it fits in"
                      if any(c.fits is not False for c in choices)
                      else ": it fits none of them, so the ranking is by time alone")
@@ -384,56 +399,6 @@ def _devices_by(choices, items) -> dict[str, list[str]]:
 # what `rooflab train` itself offers for a step that does not fit (its memory line)
 TRAIN_REMEDY = ("rooflab train --recompute full, a smaller --batch with --accumulate, or "
                 "ZeRO-3 / FSDP over several devices")
-
-
-def fit_remedy(names: list[str], verb: str = "rooflab llm ",
-               hopeless: Sequence[str] = ()) -> str:
-    """What makes the model fit the devices it does not: --tp/--pp split it over more of
-    them, but a unified-memory device (a Jetson module) has no link to a second one, where
-    `rooflab llm --tp` stops with "the catalog has no link": only narrower dtypes help, and
-    on the `hopeless` ones not even those (int4 weights and fp8 KV still too big).
-    `verb` leads the advice (empty inside `rooflab llm`'s own output)."""
-    from ..hardware.catalog import is_unified_memory
-
-    unified = [n for n in names if is_unified_memory(n)]
-    fixable = [n for n in unified if n not in hopeless]
-    stuck = [n for n in unified if n in hopeless]
-    split = f"{verb}--tp N or --pp N, or smaller --weights"
-    one = "smaller --weights or --kv fp8: one module, no link to split over"
-    none = ("not even --weights int4 --kv fp8 fits one module: a smaller model, or a "
-            "device with more memory")
-    if not unified:
-        return split
-    if not stuck and len(unified) == len(names):
-        return f"{verb}with {one}" if verb else one
-    if not fixable and len(unified) == len(names):
-        return none
-    parts = [split] if len(unified) < len(names) else []
-    parts += [f"on {', '.join(fixable)} only {one}"] if fixable else []
-    parts += [f"on {', '.join(stuck)} {none}"] if stuck else []
-    return "; ".join(parts)
-
-
-def least_bytes(llm: Mapping) -> float | None:
-    """The smallest footprint an `rooflab llm --json` document's model could reach on one
-    device by dtypes alone: int4 weights (one fp16 scale per --group of the document, 128
-    by default) and fp8 KV, activations and the decode logits (fp32 whatever the dtypes)
-    as they are; None when the document lacks the figures. Parameters are its weight
-    bytes / bytes per parameter (norm weights, a few kB, counted as matrices: an upper
-    bound)."""
-    from ..units import dtype_bytes, stored_weight_bytes
-
-    fp, st = llm.get("footprint"), llm.get("settings")
-    try:
-        params = fp["weights_bytes"] / st["weight_bytes_per_param"]
-        kv = fp["kv_bytes"] * min(1.0, dtype_bytes("fp8") / dtype_bytes(st["kv"]))
-        # at the document's --group, as `rooflab llm` tries int4 (quantized_fit)
-        int4 = stored_weight_bytes("int4", int(st.get("group_size") or 128))
-        # the sampler's fp32 logits stay fp32 (absent from documents before they counted)
-        logits = float(fp.get("decode_logits_bytes") or 0.0)
-        return params * int4 + kv + fp["activations_bytes"] + logits
-    except (KeyError, TypeError, ValueError, ZeroDivisionError):
-        return None
 
 
 def _unfit_mark(c) -> str:

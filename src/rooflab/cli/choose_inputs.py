@@ -13,7 +13,7 @@ def load_work(files: list[str], docs: dict[str, object]) -> tuple[list, list]:
     """(kernels, steps) of the files: the work to rank by, and the measured whole steps
     (each with the roof it ran on) to compare the ranking with."""
     from ..ingest.kernelfile import load_kernels  # every profiler file, by content
-    from ..model.choose import split_whole_steps
+    from ..model.choose import own_steps, split_whole_steps
     from .inputs import refuse_repeated
 
     kernels, steps = [], []
@@ -21,6 +21,9 @@ def load_work(files: list[str], docs: dict[str, object]) -> tuple[list, list]:
     for path in files:
         _refuse_roof(_doc(docs, path), path)
         work, whole = split_whole_steps(load_kernels(path))
+        # another phase's step (an llm file's --ttft-ms prefill beside its decode kernels)
+        # is no measure of this work's floor: not compared
+        whole = own_steps(work, whole)[0]
         kernels += work
         if whole:
             roof = _roof_name(_doc(docs, path))
@@ -114,7 +117,7 @@ def train_inputs(files: list[str], docs: dict[str, object]) -> bool:
 def _least(files: list[str], docs: dict[str, object]) -> float | None:
     """least_bytes of the `rooflab llm` documents among the files (the largest, as
     _footprint takes the largest need); None for other inputs."""
-    from .choose import least_bytes
+    from .choose_fit import least_bytes
 
     found = [least_bytes(llm) for llm in (_llm(docs, f) for f in files)
              if llm is not None]

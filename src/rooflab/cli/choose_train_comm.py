@@ -80,7 +80,7 @@ def device_comms(comm: Sequence[Kernel], work: Sequence[Kernel], first, cands,
         rows = [(k, r) for k in comm if (r := row_on(k, ranks, dies)) is not None]
         # each row on the ring of its own devices (a --tp row's group, a --dp row's ring
         # on its share of the node's network under the file's --tp, as train times it)
-        links = [candidate_link(c.name, roofs.get(c.name, c.roof), *_ring_of(k, tp, ranks))
+        links = [candidate_link(c.name, roofs.get(c.name, c.roof), *ring_of(k, tp, ranks))
                  for k, _ in rows]
         if any(link is None for link in links):
             continue
@@ -94,7 +94,7 @@ def device_comms(comm: Sequence[Kernel], work: Sequence[Kernel], first, cands,
     return out
 
 
-def _ring_of(k: Kernel, tp: int, ranks) -> tuple[int, int]:
+def ring_of(k: Kernel, tp: int, ranks) -> tuple[int, int]:
     """(devices, tp) the link of row k is picked for: a --dp row's --dp and --tp as the
     file's setup gives them (packages: `train --on MI250X --dp 1` rings its 2 dies on
     their die links, not a ring of 2 packages), else row_devices'."""
@@ -155,9 +155,13 @@ def _ring_words(ds: Sequence[DeviceComm]) -> str:
             f"{' and '.join(str(d.ranks) for d in ds)} ranks, as `rooflab train --on` it)")
 
 
-def _as_train(ds: Sequence[DeviceComm], ranks) -> str:
+def _as_train(ds: Sequence[DeviceComm], ranks, own: bool = False) -> str:
     """'as train prints it', or where the device's ranks shard the step otherwise than the
-    file's (--zero, --tp: choose_train_ranks.rank_notes) what it is instead."""
+    file's (--zero, --tp: choose_train_ranks.rank_notes) and its own rank could not be
+    recomputed (`own`: choose_train_own) what it is instead."""
+    if own:
+        return "its own rank's kernels and memory, from the file's train.setup: as train " \
+               "prints it"
     if ranks is not None and (ranks.zero or ranks.tp > 1) and any(d.refit for d in ds):
         return "the file's ranks' compute: train's own differs, the note below"
     return "as train prints it"
@@ -197,9 +201,10 @@ def _link_dict(lk: Link) -> dict:
 
 
 def comm_lines(comm: Sequence[Kernel], comms: Mapping[str, tuple[DeviceComm, ...]],
-               shown, ranks=None) -> list[str]:
+               shown, ranks=None, recomputed=frozenset()) -> list[str]:
     """The lines under the table: each shown device's link, the communication's whole
-    time there and the exposed part in its times, and the devices without a link."""
+    time there and the exposed part in its times, and the devices without a link;
+    `recomputed`: the devices ranked on their own rank (choose_train_own)."""
     from ..units import fmt_seconds, si
     from .whatif_train import comm_devices
 
@@ -228,7 +233,7 @@ def comm_lines(comm: Sequence[Kernel], comms: Mapping[str, tuple[DeviceComm, ...
         out.append(f"  {c.name}{_ring_words(ds)}: {_row_words(ds)}, "
                    f"{fmt_seconds(c.link_s)} exposed: step "
                    f"floor {fmt_seconds(c.seconds)} compute + {fmt_seconds(c.link_s)} = "
-                   f"{fmt_seconds(c.floor_s)} ({_as_train(ds, ranks)}), "
+                   f"{fmt_seconds(c.floor_s)} ({_as_train(ds, ranks, c.name in recomputed)}), "
                    f"{fmt_seconds(c.ranked_s)} with launches")
     if any(d.exposure.share_held for ds in comms.values() for d in ds):
         out.append("  note: the file lists no collectives (a train CSV, or a file from "
@@ -242,21 +247,46 @@ def comm_lines(comm: Sequence[Kernel], comms: Mapping[str, tuple[DeviceComm, ...
 
 
 def rank_with_comm(kernels: Sequence[Kernel], cands, links: Mapping[str, float],
-                   ranks=None, **rank_kw):
+                   ranks=None, own=None, **rank_kw):
     """(work kernels, comm rows, {device: its comm}, the ranking): a train --dp file's
     communication timed on each device's own link and its exposed part added as a --tp
     shard's link time is (s30: judged against DRAM, the H100 read 211 ms for train's 230).
     The windows come from a first ranking of the work alone; without comm rows, one rank.
-    `ranks`: the train file's setup (choose_train_ranks.file_ranks), each row re-ringed."""
-    from ..model.choose import rank
+    `ranks`: the train file's setup (choose_train_ranks.file_ranks), each row re-ringed;
+    `own`: {device: choose_train_own.OwnRank}, a device ranked on its own rank's kernels
+    and memory need instead of the file's (--zero/--tp on other ranks)."""
+    from dataclasses import replace
+
+    from ..model.choose import ranked
 
     work, comm = split_comm(kernels)
+    own = own or {}
+    comms: dict[str, tuple[DeviceComm, ...]] = {}
+    choices: list = []
+    rest = [c for c in cands if c[0] not in own]
+    if rest:
+        comms, got = _rank_group(work, comm, rest, links, ranks, rank_kw)
+        choices += got
+    for name, o in own.items():
+        kw = {**rank_kw, "needs_bytes": o.need_bytes}
+        mine, got = _rank_group(list(o.kernels), comm, [c for c in cands if c[0] == name],
+                                links, ranks, kw)
+        comms.update(mine)
+        flop = sum(k.total_flop for k in o.kernels)
+        choices += [replace(c, work_flop=flop) for c in got]
+    return work, comm, comms, ranked(choices)
+
+
+def _rank_group(work, comm, cands, links, ranks, rank_kw):
+    """({device: its comm}, the ranking) of candidates that run the same `work`."""
+    from ..model.choose import rank
+
     comms: dict[str, tuple[DeviceComm, ...]] = {}
     if comm:
         first = rank(work, cands, link_s=links, **rank_kw)
         comms = device_comms(comm, work, first, cands, ranks)
         links = {n: links.get(n, 0.0) + t for n, t in exposed_times(comms).items()}
-    return work, comm, comms, rank(work, cands, link_s=links, **rank_kw)
+    return comms, list(rank(work, cands, link_s=links, **rank_kw))
 
 
 def add_comm_fields(data: list[dict], choices, comm, comms) -> None:
@@ -266,13 +296,15 @@ def add_comm_fields(data: list[dict], choices, comm, comms) -> None:
             d.update(comm_fields(comms, c))
 
 
-def print_comm_lines(comm, comms, shown, ranks=None) -> None:
+def print_comm_lines(comm, comms, shown, ranks=None, own=frozenset()) -> None:
     """comm_lines under the table, where the file has communication; then what of a
-    candidate's row stays the file's ranks' (choose_train_ranks.rank_notes)."""
+    candidate's row stays the file's ranks' (choose_train_ranks.rank_notes; none for the
+    devices in `own`, whose rank was recomputed: choose_train_own)."""
     from .choose_dies import die_count
     from .choose_train_ranks import rank_notes
 
-    lines = comm_lines(comm, comms, shown, ranks) if comm else []
-    lines += rank_notes(ranks, shown, die_count, bool(comm))
+    lines = comm_lines(comm, comms, shown, ranks, own) if comm else []
+    lines += rank_notes(ranks, [c for c in shown if c.name not in own], die_count,
+                        bool(comm))
     if lines:
         print("\n".join(lines))

@@ -12,10 +12,12 @@ in packages, and the dies that made them ranks):
     the candidate's ring Nc for the file's Nf; no row where Nc is 1 (`train --on H100`
     at --dp 1 is one device, the MI250X file's --dp 1 a ring of its 2 dies);
   * the link, per package as train picks it (the row's meta devices are --dp as given).
-What it keeps, and says (rank_notes): the kernels' FLOP and bytes and the memory need are
-one rank's of the file. Without ZeRO or --tp they are every candidate's too (each rank runs
---batch and holds all states); under --zero N the optimizer's shard and the states are
-1/Nf of them, not 1/Nc; under --tp each rank holds 1/Nf of every layer, not 1/Nc.
+The kernels' FLOP and bytes and the memory need are one rank's of the file. Without ZeRO
+or --tp they are every candidate's too (each rank runs --batch and holds all states);
+under --zero N the optimizer's shard and the states are 1/Nf of them, not 1/Nc; under --tp
+each rank holds 1/Nf of every layer, not 1/Nc: choose_train_own recomputes that
+candidate's rank from the file's train.setup (s35 E), and where it cannot (a model config
+it cannot read again) rank_notes says what of the row is still the file's.
 """
 
 from __future__ import annotations

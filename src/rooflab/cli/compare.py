@@ -400,10 +400,11 @@ def _write(path: str, cmp, data, on, files) -> None:
     if Path(path).suffix.lower() == ".json":
         write_json(path, data)
         return
-    from ..report.chart import plot_roofline, provenance_label, save_figure
+    from ..report.chart import plot_roofline, save_figure
 
     # the chart's notes are filtered by the starts of their sources' sentences
     from ..report.chart_points import ABOVE_ROOF_NOTE
+    from ..report.chart_words import provenance_label
     from .common import say
     from .inputs import SHARED_NAMES_NOTE, load_inputs
 

@@ -56,6 +56,10 @@ def compare_table(cmp, fail_pct, floors=None):
                  + f"({times_text(cmp.speedup, 1.0)})" if span is None else
                  f"{_span(*span[0])} -> {_span(*span[1])} ({_ratio_span(*span)})")
         parts.append(Text(f"matched total: {total}"))
+        apart = [m.name for m in cmp.timed if all(m is not t for t in cmp.totalled)]
+        if apart:   # an llm file's other phase's measured step (s35 E)
+            parts.append(Text(f"not in the totals: {', '.join(apart)} (another phase's "
+                              f"whole step, timed apart: a row of its own)", style="dim"))
         if cmp.only_before or cmp.only_after:
             # kernels in one run only are outside the matched total: the whole runs beside
             # it, or a slower run hides behind a faster matched total (review s19 r5 F7)

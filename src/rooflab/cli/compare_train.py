@@ -16,7 +16,10 @@ _FIELDS = (("floor_s", ("floor_s",), "s"),
            ("memory_bytes", ("memory", "total_bytes"), "B"),
            # --dp: the whole communication, and the part of it the step floor counts
            ("comm_s", ("dp", "comm_s"), "s"),
-           ("comm_exposed_s", ("dp", "exposed_s"), "s"))
+           ("comm_exposed_s", ("dp", "exposed_s"), "s"),
+           # what each rank sends: 2 (N - 1)/N of the gradients on a ring of N ranks, so
+           # an MI250X --dp 4 file's 8 dies send 23.6 GB to 4 H100s' 20.2 GB (s35 A)
+           ("comm_bytes", ("dp", "bytes_per_device"), "B"))
 _SETUP = ("batch", "seq", "accumulate", "dtype", "recompute", "attn", "optimizer", "dp",
           "zero", "loss", "clip_grad")
 # a file from before --dp, or of one device, has no dp/zero keys: one device, no ZeRO;
@@ -101,6 +104,10 @@ def train_move(before: str, after: str) -> dict | None:
         x, y = (s.get(key, _SETUP_DEFAULTS.get(key)) for s in (sb, sa))
         if x != y:
             out["setup"][key] = [x, y]
+    # a package's dies make --dp and --tp say other counts than the ranks (_ranks)
+    if isinstance(sb, Mapping) and isinstance(sa, Mapping) and _ranks(sb) != _ranks(sa) \
+            and any("dp_ranks" in st or "tp_ranks" in st for st in (sb, sa)):
+        out["setup"]["ranks"] = [_ranks(sb), _ranks(sa)]
     for name, keys, _ in _FIELDS:
         x, y = _number(b, keys), _number(a, keys)
         if x is not None and y is not None:
@@ -108,16 +115,30 @@ def train_move(before: str, after: str) -> dict | None:
     return out
 
 
+def _ranks(setup: Mapping) -> int:
+    """The ranks a step's setup runs: its dp_ranks x tp_ranks where train wrote them (a
+    package of dies, each a rank: `train --on MI250X --dp 4` is 8; workloads/llm/
+    train_dies.py), else --dp x --tp. compare set such a file beside `--on H100 --dp 4`
+    with no setup line, its ring of 8 unsaid (s35 A)."""
+    def whole(key: str) -> int:
+        v = setup.get(key)
+        return v if isinstance(v, int) and not isinstance(v, bool) and v >= 1 else 1
+
+    if "dp_ranks" in setup or "tp_ranks" in setup:
+        return whole("dp_ranks") * whole("tp_ranks")
+    return whole("dp") * whole("tp")
+
+
 def train_lines(move: Mapping) -> list[str]:
     """The lines under compare's table: what changed and what it did to the step."""
-    from ..units import fmt_seconds, fmt_times, per_s, si
+    from ..units import fmt_pct, fmt_seconds, fmt_times, per_s, si
 
     def fmt(v: float, unit: str) -> str:
         if unit == "tok/s":      # events a second as train and llm print them (units.per_s)
             return f"{per_s(v)} tok/s"
         if unit == "s":
             return fmt_seconds(v)
-        return f"{100 * v:.1f} %" if unit == "%" else si(v, unit)
+        return fmt_pct(100 * v) if unit == "%" else si(v, unit)   # MFU as train prints it
 
     lines = []
     if move["setup"]:
@@ -133,7 +154,8 @@ def train_lines(move: Mapping) -> list[str]:
                      "mfu_at_floor": "MFU", "hfu_at_floor": "HFU",
                      "memory_bytes": "memory",
                      "comm_s": "communication (whole)",
-                     "comm_exposed_s": "communication exposed (in the step floor)"}[name]
+                     "comm_exposed_s": "communication exposed (in the step floor)",
+                     "comm_bytes": "sent per rank"}[name]
             figs.append(f"{label} {fmt(m['before'], unit)} -> {fmt(m['after'], unit)}{ratio}")
     if figs:
         lines.append("train step (from the files' `train` sections: derived floors on "

@@ -8,6 +8,12 @@ infinite or undefined amount, so each float option of each verb (and subcommand)
 text as typed before typer converts it: "--hop-latency-us must be a finite number such as
 2.5; got '1e999'", exit 2, as cli/usage_words.py says other bad numbers
 (main._click_error prints it with the usage; --json's error document alike).
+
+An option whose verb checks its range in words of its own (`--bytes-scale -1`: "bytes scale
+must be > 0 and finite (0.25 = a quarter of the bytes, AI x 4); got -1") is said in those
+words for inf and nan too, not in this generic sentence beside them (review s35 B): OWN_RANGE
+names those options, and their non-finite value reaches the verb as a `Typed` float that
+prints as it was typed, so the verb's "got ..." reads '1e999', not 'inf'.
 """
 
 from __future__ import annotations
@@ -20,6 +26,43 @@ from typing import Any
 # how the message reads; usage_words.usage_message returns it as it is
 WORDS = "{name} must be a finite number such as 2.5; got '{got}'"
 _WRAPPED = "_rooflab_finite"   # set on a parameter once its check is in place
+
+# command name -> its float options that refuse inf and nan in the verb's own range words
+# (each checks `not x > 0`-style, so NaN fails too; tests/test_s35_b_finite_own_words.py
+# holds every one to it)
+OWN_RANGE: dict[str, frozenset[str]] = {
+    "plot": frozenset({"--dpi"}),
+    "report": frozenset({"--fail-below"}),
+    "compare": frozenset({"--fail-if-slower"}),
+    "whatif": frozenset({"--bytes-scale"}),
+    "llm": frozenset({"--hop-latency-us", "--link-latency", "--pp-link-latency",
+                      "--gpu-mem-util", "--tpot-ms", "--ttft-ms"}),
+    "choose": frozenset({"--gpu-mem-util"}),
+    "train": frozenset({"--step-ms", "--link-latency"}),
+    "elementwise": frozenset({"--flop-per-element"}),
+    "stencil": frozenset({"--flop-per-point"}),
+    "upsample": frozenset({"--scale"}),
+}
+
+
+class Typed(float):
+    """An infinite or NaN option value on its way to the verb's own range check: a float
+    that prints as it was typed ('1e999', not 'inf') in any format the message uses."""
+
+    text: str
+
+    def __new__(cls, value: float, text: str) -> Typed:
+        self = super().__new__(cls, value)
+        self.text = text
+        return self
+
+    def __repr__(self) -> str:
+        return self.text
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        return self.text
 
 
 def is_float_option(param) -> bool:
@@ -73,12 +116,16 @@ def _bad_parameter(param):
     return BadParameter
 
 
-def _check(param) -> None:
-    """Make param refuse a non-finite value before it is converted."""
+def _check(param, own: bool = False) -> None:
+    """Make param refuse a non-finite value before it is converted; with `own` (the verb
+    says its range itself: OWN_RANGE) pass it on as a Typed float for the verb to refuse."""
     process = param.process_value
 
     def process_value(ctx, value):
         bad = next((v for v in _values(value) if non_finite(v)), None)
+        if bad is not None and own and not isinstance(value, (list, tuple)):
+            got = process(ctx, value)
+            return Typed(got, str(bad).strip()) if isinstance(got, float) else got
         if bad is not None:
             message = WORDS.format(name=_option_name(param), got=str(bad).strip())
             exc = _bad_parameter(param)(message, ctx=ctx, param=param)
@@ -93,8 +140,9 @@ def _check(param) -> None:
 def refuse_non_finite(command) -> None:
     """Every float option of command and of its subcommands refuses inf, 1e999 and nan
     (idempotent)."""
+    own = OWN_RANGE.get(getattr(command, "name", None) or "", frozenset())
     for param in getattr(command, "params", ()):
         if is_float_option(param) and not getattr(param, _WRAPPED, False):
-            _check(param)
+            _check(param, _option_name(param) in own)
     for sub in getattr(command, "commands", {}).values():
         refuse_non_finite(sub)

@@ -79,7 +79,15 @@ def resolve_on(spec: str) -> tuple[Roof, ...]:
     (one roof), else hardware.resolve.load_roofs (a catalog name; a profile: measured,
     then nominal; an analysis or roof JSON; rocprof-compute's roofline.csv or its
     workload folder). A family name's note ('h100' is the H100 SXM, of three) is said
-    here, before the verb's output (options.say_name_note_now)."""
+    here, before the verb's output (options.say_name_note_now).
+
+    A package that is several devices to software (--on MI250X: two dies, model/dies.py)
+    is one die's roof, as a kernel runs on one die (dies.kernel_roof; load_inputs notes it:
+    dies.die_words). Here, once, for every verb that judges kernels by --on (report,
+    plot, whatif, compare, ai, bench), as `rooflab rocprof --on` and `train --on` take one
+    die; `rooflab specs show MI250X` reads the catalog, not this: the package's datasheet.
+    """
+    from ..model.dies import kernel_roof
     from .options import say_name_note_now
 
     if spec.lower().endswith(".ncu-rep"):
@@ -93,7 +101,7 @@ def resolve_on(spec: str) -> tuple[Roof, ...]:
         raise InputError(f"--on {spec}: holds no roof; give a catalog name (`rooflab specs "
                          f"list`) or a profile from `rooflab probe -o`")
     say_name_note_now(spec)
-    return roofs
+    return tuple(kernel_roof(r)[0] for r in roofs)
 
 
 def load_inputs(paths: Sequence[str], on: Sequence[str] = (),

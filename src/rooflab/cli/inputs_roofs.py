@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..model.dies import kind_words
+from ..model.dies import die_words, kind_words
 
 if TYPE_CHECKING:
     from ..hardware.profile import MachineProfile
@@ -23,16 +23,20 @@ def _on_roofs(on: Sequence[str], kernels: Sequence[Kernel] = ()
               ) -> tuple[tuple[Roof, ...], MachineProfile | None, str,
                          tuple[list[str], list[str]]]:
     """Every --on's roofs (in order), the first --on's profile, the roof line, and the
-    (notes, warnings) of the kernels' thread count: the first --on at the count the kernels
-    give (_threads_roofs)."""
+    (notes, warnings): one die of a package judging (inputs.resolve_on), the kernels'
+    thread count (the first --on at the count the kernels give: _threads_roofs)."""
     from .inputs import resolve_on
     from .options import on_source
 
-    first_roofs, said = _threads_roofs(on[0], kernels)
+    first_roofs, (notes, warned) = _threads_roofs(on[0], kernels)
     roofs = first_roofs + tuple(r for spec in on[1:] for r in resolve_on(spec))
     first = roofs[0]
+    # one die of a package judging (resolve_on split it): one note, which report keeps in
+    # its files and plot, whatif and compare's chart print (the roof line is report's)
+    die = die_words(first)
     return (roofs, _profile_at(_profile_of(on[0]), first_roofs),
-            f"roof: {first.name} ({kind_words(first)}), from {on_source(on[0])}", said)
+            f"roof: {first.name} ({kind_words(first)}), from {on_source(on[0])}",
+            (([die] if die else []) + notes, warned))
 
 
 def _profile_at(profile: MachineProfile | None, roofs: Sequence[Roof]

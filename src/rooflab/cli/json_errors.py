@@ -127,8 +127,10 @@ def of_exception(exc: BaseException, message: str, exit_code: int,
                     field=field if isinstance(field, str) and path is not None else None)
 
 
-# 'FILE: ...' or 'FILE:LINE: ...' at the start of a message (FILE without spaces or ':')
-_LEADING = re.compile(r"(?P<path>[^\s:]+?)(?::(?P<line>\d+))?: ")
+# 'FILE: ...' or 'FILE:LINE: ...' at the start of a message (FILE without spaces or ':'),
+# also after the option that gave it ('--link-from comm.json: ...', the measured-link
+# readers' words: its document said path null; review s35 D)
+_LEADING = re.compile(r"(?:--[\w-]+ )?(?P<path>[^\s:]+?)(?::(?P<line>\d+))?: ")
 # 'line 9' in a message that names its file apart from its line
 _LINE = re.compile(r"\bline (\d+)\b")
 

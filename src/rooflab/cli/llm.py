@@ -3,15 +3,24 @@ llama.cpp .gguf file (its header: hyper-parameters and each tensor's stored type
 
 from __future__ import annotations
 
-import math
 import warnings
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..errors import InputError
 from ..units import parse_link_rate
 from .comm_options import link_latency_opt
+from .llm_checks import (
+    _batches,
+    _check_link_from,
+    _check_measured,
+    _check_modes,
+    _check_pp,
+    _compared_names,
+    _given_latency,
+    _lengths,
+    _on_or_first_compared,
+)
 from .llm_list_render import list_rows, list_table
 from .llm_memory import check_gpu_mem_util
 
@@ -30,8 +39,6 @@ if TYPE_CHECKING:
 OnLlm = Annotated[str | None, on_option("a cluster profile from `rooflab probe --comm` "
                                         "also gives --tp/--pp their links; without --on, "
                                         "--compare's first device")]
-
-PHASES = ("decode", "prefill", "both")
 
 # --tp/--pp and their links, declared here so that the command's signature stays a list
 TpOpt = Annotated[int, typer.Option("--tp", help="tensor-parallel degree: divides the "
@@ -66,36 +73,6 @@ PpLinkBwOpt = Annotated[str | None, typer.Option(
 PpLinkLatencyOpt = Annotated[float | None, typer.Option(
     "--pp-link-latency", metavar="US", help="latency of one stage-to-stage send (one hop) "
     "in microseconds (default: --hop-latency-us or --link-latency without --tp, else 0)")]
-
-
-def _ints(text: str, option: str, example: str) -> tuple[int, ...]:
-    """A comma-separated list of integers (one value: a tuple of one)."""
-    out = []
-    for part in str(text).replace(" ", "").split(","):
-        try:
-            out.append(int(part))
-        except ValueError:
-            raise InputError(f"{option} takes integers separated by commas, e.g. {example}; "
-                             f"got '{text}'") from None
-    return tuple(out)
-
-
-def _batches(text: str) -> tuple[int, ...]:
-    from ..workloads.llm.sweep import check_batches
-
-    return check_batches(_ints(text, "--batch", "1,4,16"))
-
-
-def _lengths(text: str | None, option: str, example: str) -> tuple[int, ...]:
-    """--context / --prompt: one length, or several for a sweep (checked >= 1 here, so
-    that `--context 0,512` says which option)."""
-    if text is None:
-        return ()
-    from ..workloads.llm.sweep import sweep_lengths
-
-    values = _ints(text, option, example)
-    sweep_lengths(values, option)
-    return values
 
 
 def register(app) -> None:
@@ -241,48 +218,6 @@ def _list_configs(json_out: bool) -> None:
     out.print(list_table())
 
 
-def _check_modes(phase: str, whatif: bool, tp: int, pp: int) -> None:
-    if phase not in PHASES:
-        raise InputError(f"--phase must be one of {', '.join(PHASES)}; got '{phase}'")
-    if whatif and (tp > 1 or pp > 1):
-        raise InputError("--whatif compares settings on one device; drop --tp/--pp or "
-                         "--whatif")
-
-
-def _check_measured(**times: float | None) -> None:
-    """--tpot-ms and --ttft-ms: positive and finite (NaN and inf refused)."""
-    for name, ms in times.items():
-        if ms is not None and (not ms > 0 or math.isinf(ms)):
-            raise InputError(f"--{name}-ms must be a positive time in milliseconds (e.g. "
-                             f"{15 if name == 'tpot' else 40}); got {ms:g}")
-
-
-def _compared_names(compare: str) -> list[str]:
-    names = [x.strip() for x in compare.split(",") if x.strip()]
-    if not names:   # `--compare ,` would table the --on device against nothing
-        raise InputError(f"--compare takes device names separated by commas, e.g. "
-                         f"--compare H200,MI300X; got '{compare}'")
-    return names
-
-
-def _on_or_first_compared(on: str | None, compare: str | None
-                          ) -> tuple[str, str | None, str | None]:
-    """--on, --compare and a note. Without --on, --compare's first device is --on: the
-    tables, the summary and the memory line need one roof, and the compared devices are
-    roofs already (--compare T4,A100,H100 alone was refused); the rest are compared with
-    it, and the note says which device the tables are on."""
-    if on is not None:
-        return on, compare, None
-    if not compare:
-        raise InputError("--on is required: a catalog device (rooflab specs list) or a "
-                         "profile JSON (rooflab probe -o FILE.json); or give --compare "
-                         "HW,... and the tables use its first device")
-    first, *rest = _compared_names(compare)
-    return first, ",".join(rest) or None, (
-        f"no --on: the tables, floors and memory line are on {first}, the first device "
-        f"of --compare")
-
-
 def run(cfg, *, on, batches, prompt, context, generate, weights, kv, act, attn, group, tp,
         link_bw: float | None, memory, tpot_ms, phase, whatif, compare, json_out, output,
         latency: GivenLatency | None = None, pp: int = 1, micro_batches: int | None = None,
@@ -394,57 +329,3 @@ def _compared(compare: str | None, util: float | None = None) -> tuple:
     return tuple(out)
 
 
-def _given_latency(hop_us: float | None, allreduce_us: float | None, tp: int, pp: int
-                   ) -> GivenLatency | None:
-    """--hop-latency-us (per ring hop) or the older --link-latency (per all-reduce under
-    --tp, per send under --pp alone), checked, in seconds."""
-    from ..workloads.llm.links import GivenLatency
-
-    if hop_us is not None and allreduce_us is not None:
-        raise InputError("give one of --hop-latency-us (per ring hop) and --link-latency (per "
-                         "all-reduce); --link-latency US is --hop-latency-us US / 2(tp-1)")
-    option, us = (("--hop-latency-us", hop_us) if hop_us is not None
-                  else ("--link-latency", allreduce_us))
-    if us is None:
-        return None
-    if not (us >= 0 and math.isfinite(us)):
-        per = "per ring hop" if option == "--hop-latency-us" else "per all-reduce"
-        raise InputError(f"{option} must be >= 0 microseconds {per} (e.g. 10); got {us:g}")
-    if us and tp == 1 and pp == 1:
-        raise InputError(f"{option} is the latency of --tp's all-reduces (or of --pp's "
-                         f"sends); add --tp N or --pp N (2 or more) or drop it")
-    return GivenLatency(us / 1e6, option)
-
-
-def _check_link_from(link_from: str | None, link_bw: str | None, tp: int, pp: int) -> None:
-    if link_from and link_bw:
-        raise InputError("give one of --link-bw and --link-from (--pp-link-bw and "
-                         "--pp-link-latency may still replace the stage link's figures)")
-    if link_from and tp == 1 and pp == 1:
-        raise InputError("--link-from gives the links of --tp's all-reduces and --pp's "
-                         "sends; add --tp N or --pp N (2 or more) or drop it")
-    if link_bw is not None and tp == 1 and pp == 1:
-        # without a link the rate changed nothing and was dropped without a word, while
-        # the latency options were refused (review s28 R1 #1)
-        raise InputError("--link-bw is the bandwidth of --tp's all-reduces (or of --pp's "
-                         "sends); add --tp N or --pp N (2 or more) or drop it")
-
-
-def _check_pp(pp: int, micro_batches: int | None, pp_link_bw: str | None,
-              pp_link_latency: float | None) -> None:
-    """--pp's options, refused with how to fix them before any work is done."""
-    if pp < 1:
-        raise InputError(f"--pp must be >= 1 (pipeline stages; 1: no pipeline); got {pp}")
-    extras = [name for name, v in (("--micro-batches", micro_batches),
-                                   ("--pp-link-bw", pp_link_bw),
-                                   ("--pp-link-latency", pp_link_latency)) if v is not None]
-    if extras and pp == 1:
-        raise InputError(f"{', '.join(extras)}: only with a pipeline; add --pp N (2 or "
-                         f"more stages) or drop {extras[0]}")
-    if micro_batches is not None and micro_batches < 1:
-        raise InputError(f"--micro-batches must be >= 1 (micro-batches of --batch in flight); "
-                         f"got {micro_batches}")
-    if pp_link_latency is not None and not (pp_link_latency >= 0
-                                            and math.isfinite(pp_link_latency)):
-        raise InputError(f"--pp-link-latency must be >= 0 microseconds per send (e.g. 5); "
-                         f"got {pp_link_latency:g}")

@@ -67,9 +67,11 @@ def result_dict(res: LlmRun, phase: str = "both") -> dict:
 
     r = res.result
     # --phase prefill: the vocabulary's kernels are the prefill's (what plot/choose read),
-    # a --ttft-ms prefill beside them (model.choose.WHOLE_STEP_OPS: a comparison point)
-    data = result_to_dict(r, measured=[m.kernel for m in res.measured] + (
-        [m.kernel for m in res.measured_prefill] if phase == "prefill" else []), phase=phase)
+    # else the decode step's; each measured step beside them whatever the phase (s35 E: a
+    # --ttft-ms prefill was kept under --phase prefill only), a whole step of its own
+    # (model.choose.WHOLE_STEP_OPS; own_steps tells the phase's from the other's)
+    data = result_to_dict(r, measured=[m.kernel for m in res.measured]
+                          + [m.kernel for m in res.measured_prefill], phase=phase)
     llm = data["llm"]
     llm["settings"] = kv_settings(llm["settings"], r.settings)
     if res.memory_from and isinstance(llm.get("footprint"), dict):
@@ -176,7 +178,7 @@ def _write_output(output: str, data: dict, res: LlmRun, phase: str = "decode") -
     if suffix == ".json":
         write_json(output, data)
     elif suffix == ".csv":
-        save_text(output, csv_text(data["llm"]))
+        save_text(output, csv_text(data["llm"], data.get("kernels", ())))
     else:
         measured = res.measured_prefill if phase == "prefill" else res.measured
         save_chart(output, res.result, measured, [res.result.roof, *res.others], phase)
@@ -215,9 +217,10 @@ def save_chart(path: str, r, measured, roofs, phase: str = "decode") -> None:
 # allreduce_s and tpot_s trail the older columns, so readers by position keep working;
 # they are filled on decode_sweep and context_sweep rows only (floor_s there is one
 # device's kernels). The sweeps' context or prompt is in the kernel label (step c=8192).
+# measured_s trails them: the --tpot-ms/--ttft-ms steps' measured time (their rows only).
 CSV_COLUMNS = ("phase", "kernel", "calls", "flop", "bytes", "weights_bytes",
                "activations_bytes", "kv_bytes", "ai", "floor_s", "bound", "allreduce_s",
-               "tpot_s")
+               "tpot_s", "measured_s")
 
 
 def _sweep_comm(llm: dict) -> dict[int, float]:
@@ -234,7 +237,9 @@ def _sweep_gather(llm: dict) -> dict[int, float]:
             for p in (llm.get("parallel") or {}).get("sweep", [])}
 
 
-def csv_text(llm: dict) -> str:
+def csv_text(llm: dict, kernels=()) -> str:
+    """-o x.csv: each phase's kernels, the measured steps among the JSON's `kernels` (as
+    the JSON holds them: _measured_rows), then the sweeps."""
     from ..files import csv_text as rows_csv
 
     rows = [{"phase": ph, "kernel": k["name"], "calls": k["calls"], "flop": k["flop"],
@@ -243,6 +248,7 @@ def csv_text(llm: dict) -> str:
              "kv_bytes": k["bytes_split"]["kv"], "ai": k["ai"], "floor_s": k["floor_s"],
              "bound": k["bound"]}
             for ph in ("decode", "prefill") for k in llm[ph]["kernels"]]
+    rows += _measured_rows(llm, kernels)
     # the batch sweep, one whole decode step per batch (floor_s: its kernels' floor;
     # tpot_s: that plus --tp's all-reduces, the TPOT the text and the JSON give)
     comm, gather = _sweep_comm(llm), _sweep_gather(llm)
@@ -255,6 +261,29 @@ def csv_text(llm: dict) -> str:
               + gather.get(p["batch"], 0.0)}
              for p in llm.get("sweep", {}).get("points", [])]
     return rows_csv(rows + _length_rows(llm), CSV_COLUMNS)
+
+
+def _measured_rows(llm: dict, kernels) -> list[dict]:
+    """One row per measured whole step (--tpot-ms's decode, --ttft-ms's prefill: meta op
+    decode_step / prefill_step, as the JSON's `kernels` list them): phase decode_measured
+    or prefill_measured, its launches as calls, floor_s the printed TPOT (TTFT) floor it
+    is placed against (llm.measured's floor_s) and measured_s the time given (s35 H: the
+    CSV had none where the JSON had both)."""
+    placed = llm.get("measured") or {}
+    rows = []
+    for k in kernels:
+        phase = str((k.get("meta") or {}).get("op", "")).removesuffix("_step")
+        if phase not in ("decode", "prefill"):
+            continue
+        split, flop, moved = k["meta"].get("bytes_split") or {}, sum(k["flop"].values()), \
+            sum(k["bytes"].values())
+        at = placed.get("prefill", {}) if phase == "prefill" else placed
+        rows.append({"phase": f"{phase}_measured", "kernel": k["name"], "calls": k["calls"],
+                     "flop": flop, "bytes": moved, "weights_bytes": split.get("weights"),
+                     "activations_bytes": split.get("activations"),
+                     "kv_bytes": split.get("kv"), "ai": flop / moved if moved else None,
+                     "floor_s": at.get("floor_s"), "measured_s": k["seconds"]})
+    return rows
 
 
 def _length_rows(llm: dict) -> list[dict]:

@@ -5,6 +5,7 @@ chart)."""
 from __future__ import annotations
 
 from ..model.choose import WITH_LAUNCHES
+from ..model.dies import kind_words
 from ..units import (
     fmt_ai,
     fmt_seconds,
@@ -181,7 +182,7 @@ def summary_lines(r, tpr=None, ppr=None, memory_from: str = "") -> list[str]:
         f"setup: {r.settings.describe()}{quantized_head(r.settings, r.config)}; batch {req.batch}, "
         f"prompt {req.prompt}, decode "
         f"context {req.decode_context}, generate {req.generate}; roof '{r.roof.name}' "
-        f"({r.roof.kind})",
+        f"({kind_words(r.roof)})",
         f"TPOT floor {fmt_seconds(t['tpot_s'])}{comm}{'; ' if comm else ' ('}{WITH_LAUNCHES} "
         f"{fmt_seconds(t['tpot_with_launches_s'])}; all kernels in one: "
         f"{fmt_seconds(d.fused_floor_s)}), TTFT floor {fmt_seconds(t['ttft_s'])}{pre_comm}"
@@ -398,7 +399,7 @@ def print_report(out, run: LlmRun, phase: str, said: frozenset = frozenset()) ->
 def _print_variants(out, run: LlmRun) -> None:
     """The --whatif and --compare tables, and the devices the model does not fit on."""
     from ..workloads.llm.whatif import launch_note
-    from .choose import fit_remedy
+    from .choose_fit import fit_remedy
 
     r, hw, tp = run.result, run.hardware, run.result.settings.tp
     per = f", per device of {tp}, without all-reduces" if tp > 1 else ""

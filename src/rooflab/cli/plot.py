@@ -159,8 +159,8 @@ def chart_dict(display, path: str | None, inputs_notes: Sequence[str] = (),
 
     from ..model.roof_schema import roof_to_dict
     from ..model.schema import SCHEMA_VERSION, kernel_to_dict
-    from ..report.chart import above_roof, caveats, flagged
     from ..report.chart_batch import chart_analysis
+    from ..report.chart_words import above_roof, caveats, flagged
     from ..report.envelope_bound import analysis_json
 
     kernels = list(display.kernels)

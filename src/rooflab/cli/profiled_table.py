@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from ..report.tables import bandwidth_note
 from ..sides import pct_text
-from ..units import fmt_ai, fmt_rate, fmt_seconds, si
+from ..units import fmt_ai, fmt_rate, fmt_seconds, fmt_share, si
 
 
 def rich_table(rows: Sequence[dict], title: str):
@@ -42,7 +42,7 @@ def _kernels_table(rows: Sequence[dict], title: str, narrow: bool):
         share = r["time_share"]
         cells = [escape(r["kernel"]) if first else "", str(r["calls"]) if first else "",
                  fmt_seconds(r["seconds"]) if first else "",
-                 f"{100 * share:.1f} %" if first and share is not None else "",
+                 fmt_share(share) if first and share is not None else "",
                  r["level"], r["precision"], fmt_ai(r["ai"]), *_achieved_cells(r),
                  r["bound"]]
         t.add_row(*(cells[:1] + cells[2:] if narrow else cells))

@@ -292,6 +292,9 @@ def register(app) -> None:
         from .report_links import link_notes
 
         kept += link_notes(analysis)   # an `llm --tp/--pp` step's floor with its links
+        from .report_llm_notes import llm_notes
+
+        kept += llm_notes(files, (*analysis.notes, *kept))   # an llm file's closing notes
         if kept:
             from dataclasses import replace
 

@@ -182,7 +182,8 @@ def _list_cmd(
     Example: rooflab specs list --kind gpu
     """
     from ..errors import InputError
-    from ..hardware.catalog import KINDS, all_devices
+    from ..hardware.catalog import all_devices
+    from ..hardware.catalog_fields import KINDS
     from ..model.schema import SCHEMA_VERSION
     from .common import console, emit_json
 

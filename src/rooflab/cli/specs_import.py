@@ -131,7 +131,9 @@ def import_cmd(
     parts = [f"{c.label} {fmt_rate(c.value, c.precision)}" for c in roof.compute]
     parts += [f"{c.level} {si(c.value, 'B/s')}" for c in roof.memory]
     beside = f", beside the {nominal.name} datasheet (nominal)" if nominal else ""
-    wrote = (f"wrote {output}: {roof.name} ({roof.kind}): {', '.join(parts)}{beside}; "
+    from ..model.dies import kind_words
+
+    wrote = (f"wrote {output}: {roof.name} ({kind_words(roof)}): {', '.join(parts)}{beside}; "
              f"use it as --on {output}")
     wrote += "".join(f"\nnote: {n}" for n in notes)
     if json_out:

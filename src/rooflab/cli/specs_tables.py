@@ -13,6 +13,14 @@ if TYPE_CHECKING:
     from ..model.ceiling import Roof
 
 
+def kind_words(roof) -> str:
+    # imported here, not at the top: `rooflab specs --help` must not load rooflab.model
+    # (tests/test_s20_f5_lazy_cli.py)
+    from ..model.dies import kind_words as words
+
+    return words(roof)
+
+
 def _bytes(value: float | None) -> str:
     """A memory in decimal GB from 1e9 B up (as datasheets quote it), a cache in binary
     units ('48 KiB', not '0.0469 MiB')."""
@@ -42,7 +50,7 @@ class FileRoof:
 
     @property
     def name(self) -> str:
-        return f"{self.path} ({self.roof.kind})"
+        return f"{self.path} ({kind_words(self.roof)})"
 
 
 def _dram(d) -> float | None:
@@ -126,7 +134,7 @@ def list_tables(devices, width: int) -> list:
     cli/common.PIPE_WIDTH, 160 columns, so it prints the full table)."""
     from rich.console import Console
 
-    from ..hardware.catalog import KINDS
+    from ..hardware.catalog_fields import KINDS
 
     headers = ["name", "kind", "top dense peak", "DRAM", "ridge", "memory", "TDP"]
     full = _table(f"{len(devices)} devices (nominal, dense)", headers, list_rows(devices),
@@ -220,30 +228,40 @@ def _host_link(d, short: bool = False) -> str:
 
 
 def _show_tables(d) -> list:
-    from ..report.tables import top_float_ceiling
+    from ..report.tables import RIDGE_MARK_NOTE, flagged, ridge_flagged, top_float_ceiling
 
-    bw = _dram(d)
-    compute = [[c.label, fmt_rate(c.value, c.precision), fmt_ai(c.value / bw) if bw else "-",
-                c.provenance, c.method or "-"]
+    bw, dram = _dram(d), d.roof.find_memory("DRAM")
+    # a profile's noisy ceiling, and each ridge that divides one, carry the probe table's
+    # '!' (report/tables: the 5 % rule); a catalog entry's datasheet figures carry none
+    marks = isinstance(d, FileRoof)
+
+    def mark(noisy: bool) -> str:
+        return " !" if marks and noisy else ""
+
+    compute = [[c.label, fmt_rate(c.value, c.precision),
+                fmt_ai(c.value / bw) + mark(ridge_flagged(c, dram)) if bw else "-",
+                c.provenance + mark(flagged(c)), c.method or "-"]
                for c in d.roof.compute]
     # each memory level's ridge against the top float ceiling (the roofline's top): where
     # a kernel resident at that level turns compute-bound, one slope per level
     top = top_float_ceiling(d.roof)   # None on an integer-only roof: no FLOP/B ridge
     memory = [[c.level, si(c.value, "B/s"),
-               fmt_ai(top.value / c.value) if top is not None and c.level in LEVELS else "-",
-               c.provenance, c.method or "-"]
+               fmt_ai(top.value / c.value) + mark(ridge_flagged(top, c))
+               if top is not None and c.level in LEVELS else "-",
+               c.provenance + mark(flagged(c)), c.method or "-"]
               for c in d.roof.memory]
     source = f" ({d.roof.overhead_source})" if d.roof.overhead_source else ""
     overhead = [["overhead floor", f"{fmt_seconds(d.roof.overhead_s)}{source}"
                  if d.roof.overhead_s else "- (not given)"]]
     if isinstance(d, FileRoof):
-        facts = [["file", d.path], ["roof", f"{d.roof.name} ({d.roof.kind})"], *overhead,
+        facts = [["file", d.path], ["roof", f"{d.roof.name} ({kind_words(d.roof)})"], *overhead,
                  ["source", d.roof.source or "-"]] + [["note", n] for n in d.roof.notes]
     else:
         facts = _device_facts(d, bw) + overhead + [["source", d.source]]
         facts += [["sparse (not the roof)", f"{fmt_rate(v, k)} {k} tensor"]
                   for k, v in d.sparse.items()]
         facts += [["note", n] for n in d.notes]
+    legend = [RIDGE_MARK_NOTE] if any(" !" in row[2] for row in compute + memory) else []
     return [_table(d.name, ["", ""], facts, right_from=9),
             _table("compute ceilings (dense) and ridge points against DRAM",
                    ["ceiling", "peak", "ridge FLOP/B", "provenance", "how"], compute,
@@ -251,7 +269,7 @@ def _show_tables(d) -> list:
             _table("memory ceilings, ridge vs " + top.label if top is not None else
                    "memory ceilings (no float ceiling: no ridge)",
                    ["level", "bandwidth", "ridge FLOP/B", "provenance", "how"], memory,
-                   right_to=3)]
+                   right_to=3), *legend]
 
 
 def _device_facts(d, bw: float) -> list[list[str]]:
@@ -339,7 +357,7 @@ def compare_rows(devices, ratio: bool = False) -> list[list[str]]:
     labels = [f"{p} {u}" for p, u in _compute_order(devices)]
     memory = [d.memory_bytes for d in devices]   # a FileRoof's: its host's RAM
     cpu = _no_memory_ratio(devices)
-    rows = [["kind"] + [f"{d.roof.kind} roof" if isinstance(d, FileRoof) else d.kind
+    rows = [["kind"] + [f"{kind_words(d.roof)} roof" if isinstance(d, FileRoof) else d.kind
                         for d in devices],
             ["memory"] + [si(m, "B") if m else "-" for m in memory] + (
                 [_ratio(memory, pick) if not cpu else ""] if ratio else [])]
@@ -380,10 +398,12 @@ def core_count_note(devices) -> str | None:
             and isinstance(getattr(d, "inputs", {}).get("cores"), int)]
     if len(files) != 1 or len(cpus) != 1 or files[0].cores >= cpus[0].inputs["cores"]:
         return None
+    from ..units import fmt_share
+
     f, c = files[0], cpus[0]
     share = f.cores / c.inputs["cores"]
     return (f"{f.path} was probed on {f.cores} core(s); {c.name}'s figures are for its "
             f"{c.inputs['cores']} cores: the ratios compare a {f.cores}-core slice with the "
-            f"whole part (its share of the cores: {100 * share:.2g} %), not how well the "
+            f"whole part (its share of the cores: {fmt_share(share)}), not how well the "
             f"part performs; compare a profile of the whole machine, or scale the compute "
             f"peaks by the share")

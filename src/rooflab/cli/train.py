@@ -250,6 +250,7 @@ def run(cfg, on: str, options: dict, *, dtype: str | None, step_ms: float | None
     from ..workloads.llm.train_memory import train_memory
     from .common import console, emit_json, warn, wrote
     from .options import say_name_note_now
+    from .train_output import write_output
     from .train_ranks import die_words, rank_memory, rank_setup
     from .train_render import (
         below_floor_words,
@@ -257,7 +258,6 @@ def run(cfg, on: str, options: dict, *, dtype: str | None, step_ms: float | None
         optimizer_note,
         summary_lines,
         train_dict,
-        write_output,
     )
     from .train_tp_words import on_tp
 

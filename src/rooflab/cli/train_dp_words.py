@@ -66,7 +66,7 @@ def dp_ring(on: str, n: int, link_bw: str | None, link_from: str | None = None,
     a given or catalog link (a measured one has its own, and the notes say so)."""
     from ..hardware.resolve import load_roof
     from ..model.comm_link import ring_link
-    from .scale import choose_links, inter_link, link_notes
+    from .scale_link_choice import choose_links, inter_link, link_notes
     from .scale_links import catalog_device, hop_note, scale_network
 
     chosen = choose_links(on, link_bw, link_from, hop_s)
@@ -343,8 +343,11 @@ def grad_words(setup) -> tuple[str, ...]:
         return _main_grad_words(setup)
     weights = ("; the weights ZeRO all-gathers stay at --dtype's "
                f"{setup.width} B" if setup.zero else "")
-    traffic = (f"the kernels' gradient traffic (the dW writes, the optimizer's read, "
-               f"--clip-grad's passes) is counted at --dtype {setup.dtype}")
+    traffic = (f"the kernels' gradient traffic ({_grad_traffic(setup)}) moves them at "
+               f"{setup.grad_width} B too, "
+               f"the weights and activations at --dtype {setup.dtype}'s {setup.width} B"
+               + (" (Liger's fused lm_head keeps its own dW buffer at --dtype's)"
+                  if setup.loss == "fused" else ""))
     if setup.dp < 2:    # no data-parallel collective: held, and reduced where TP reduces
         norms = ("; the TP group's norm-gradient all-reduce (--sequence-parallel, q/k "
                  "norms) moves them at it" if setup.tp > 1 else "")
@@ -354,6 +357,15 @@ def grad_words(setup) -> tuple[str, ...]:
     return (f"--grad-dtype {setup.grad_dtype}: the gradients are reduced and held at "
             f"{setup.grad_width} B each (the collectives and the memory line's grads"
             f"{weights}); {traffic}",)
+
+
+def _grad_traffic(setup) -> str:
+    """The kernels this step counts that move the gradients, in words: the dW writes, the
+    optimizer's read and the passes before it (fp16's unscale, --clip-grad's)."""
+    said = ["the backward's dW writes", "the optimizer's read"]
+    said += ["fp16's unscale"] if setup.dtype == "fp16" else []
+    said += ["--clip-grad's two passes"] if setup.clip_grad else []
+    return ", ".join(said)
 
 
 def _main_grad_words(setup) -> tuple[str, ...]:

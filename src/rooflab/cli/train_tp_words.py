@@ -83,7 +83,7 @@ def group_ring(ring, on: str, dp: int, tp: int, hop_s: float = 0.0):
     from dataclasses import replace
 
     from ..model.comm_link import ring_link
-    from .scale import choose_links
+    from .scale_link_choice import choose_links
 
     if ring.kind != "catalog":
         return ring

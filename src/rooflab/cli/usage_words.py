@@ -23,6 +23,11 @@ def usage_message(exc: BaseException) -> str:
     words = getattr(exc, "rooflab_words", None)   # finite_options: already rooflab's
     if words:
         return str(words)
+    from .unknown_command import unknown_command
+
+    said = unknown_command(exc)   # `rooflab specs H100`: a word where a subcommand goes
+    if said:
+        return said
     fallback = exc.format_message()   # type: ignore[attr-defined]
     errors = getattr(exc.__cause__, "errors", None)
     param = getattr(exc, "param", None)

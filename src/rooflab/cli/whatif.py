@@ -94,12 +94,13 @@ def _split_names(text: str, have: set[str]) -> list[str]:
 
 def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch=None,
                hardware=None, only=None, sparsity=None, bytes_scale=None, group=None,
-               on_roofs=None, roofs_from="the --on profile", ranks=None):
+               on_roofs=None, roofs_from="the --on profile", ranks=None, files=()):
     """Dispatch to the one model/whatif function the options name. on_roofs: every roof of
     the machine the kernels are judged on (--on's, else the profile the input carries: a
     profile holds measured, then nominal), for --hardware's like-for-like basis;
     roofs_from: where they came from, as the assumption line names it; ranks: a train
-    file's setup (whatif_train.train_file_ranks), its rows re-ringed per device."""
+    file's setup (whatif_train.train_file_ranks), its rows re-ringed per device, and
+    under --zero/--tp the device's own rank (from the train file among `files`)."""
     from ..model import whatif as w
     from ..model.whatif_batch import change_batch
     from ..model.whatif_precision import change_precision
@@ -147,16 +148,18 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
         return w.scale_bytes(roof, kernels, bytes_scale, names=names)
     from dataclasses import replace
 
-    from ..model.retime import efficiency_basis
+    from ..model.efficiency_basis import efficiency_basis
 
     targets, said = _targets(hardware, kernels, on_roofs or (roof,))
     if not targets:
         raise InputError(f"--hardware '{hardware}' holds no roof; give a catalog name "
                          f"(`rooflab specs list`) or a profile from `rooflab probe`")
-    from .whatif_train import hardware_change
+    from .whatif_train import hardware_change, one_device_rows
 
-    # a train --dp step's communication runs on the other device's own link (s30)
-    targets, change = hardware_change(kernels, targets, hardware, ranks)
+    # a train --dp step's communication runs on the other device's own link (s30), and
+    # not at all where its ring there is one device, as --on of it has none (s35 A)
+    kernels, alone = one_device_rows(kernels, hardware, ranks)
+    targets, change, own = hardware_change(kernels, targets, hardware, ranks, files)
     basis, target, line = efficiency_basis(on_roofs or (roof,), targets, kernels)
     # retime words the line for --on; without --on the profile is the input's own
     line = line.replace("the --on profile's", f"{roofs_from}'s")
@@ -165,9 +168,10 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
 
     # fp32 convs onto an Ampere+ GPU: PyTorch runs them on TF32 (review s28 R3 F7)
     tf32 = tf32_note([k for k, _ in result.moves], target)
-    if tf32 is not None:
+    said_after = [n for n in (tf32, alone, own) if n]
+    if said_after:
         result = replace(result, after=replace(result.after,
-                                               notes=(*result.after.notes, tf32)))
+                                               notes=(*result.after.notes, *said_after)))
     # which roof the efficiencies are fractions of, where the assumption is read
     return replace(result, assumption=f"{result.assumption}; {line}{said}")
 
@@ -287,13 +291,13 @@ def register(app) -> None:
 
         # a train --dp file's communication on the --on device's link (s30), on its ring
         ranks = train_file_ranks(files, inputs.kernels)
-        inputs = for_whatif(inputs, on, ranks)
+        inputs, ranks = for_whatif(inputs, on, ranks, files)
         result = run_whatif(inputs.roof, inputs.kernels, precision=precision,
                             quantize=quantize, fuse=fuse, batch=batch, hardware=hardware,
                             only=only, sparsity=sparsity, bytes_scale=bytes_scale,
                             group=group, on_roofs=_from_roofs(inputs, on),
                             roofs_from="the --on profile" if on else "the input's profile",
-                            ranks=ranks)
+                            ranks=ranks, files=files)
         # what `rooflab report` would say of the moved kernels' measurements (review 16b
         # #11: a fusion of kernels above their roof printed its capped gain without a word)
         doubts = _read_with_care(result, inputs)

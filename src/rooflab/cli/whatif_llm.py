@@ -162,7 +162,7 @@ def _llm_lines(llm: dict | None, result, hardware: str | None) -> list[str]:
             out.append(f"note: {par['note']}")
     fit = extras.get("fit")
     if fit and not fit["fits"]:
-        from .choose import fit_remedy
+        from .choose_fit import fit_remedy
 
         need, mem = si_apart(fit["needs_bytes"], fit["memory_bytes"], "B")
         from .choose_memory import document_util

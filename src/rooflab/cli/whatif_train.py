@@ -72,17 +72,23 @@ def relevel(k: Kernel, level: str) -> Kernel:
     return k.with_(bytes={level: sum(k.bytes.values())})
 
 
-def row_links(kernels: Sequence[Kernel], spec: str, roof=None) -> dict[int, Link]:
+def row_links(kernels: Sequence[Kernel], spec: str, roof=None, ranks=None
+              ) -> dict[int, Link]:
     """{id(row): the link `rooflab train --on SPEC` times it on} for each communication
     row whose level `roof` lacks (every row without a roof); a row without a link is left
     out. Two links on one level at different bandwidths (a --dp ring past the node and a
-    --tp group's, or two meshes' counts): the --dp row's level is named apart."""
+    --tp group's, or two meshes' counts): the --dp row's level is named apart. `ranks`:
+    the file's setup, whose --dp as given picks the link as choose picks it
+    (choose_train_comm.ring_of: `train --on MI250X --dp 1` rings its 2 dies on their die
+    links, 67.4 ms for llama-2-7b, not on a ring of 2 packages' 270 ms; s35 A)."""
+    from .choose_train_comm import ring_of
+
     tp, out = file_tp(kernels), {}
     for k in kernels:
         if not is_comm(k) or (roof is not None and all(roof.find_memory(lv) is not None
                                                       for lv in k.bytes)):
             continue
-        link = device_link(spec, *row_devices(k, tp))
+        link = device_link(spec, *ring_of(k, tp, ranks))
         if link is not None:
             out[id(k)] = link
     # the --dp rows' (not whichever came second: the file lists the ring's row first, and
@@ -139,17 +145,59 @@ def rering(k: Kernel, ranks, spec: str) -> Kernel | None:
     return row_on(k, ranks, die_count(split_boost(spec)[0]))
 
 
-def for_whatif(inputs, on: str | None, ranks=None):
+def own_work(files: Sequence[str], spec: str, ranks):
+    """(a change: each work kernel of the file's rank -> the same kernel of `spec`'s own
+    rank, the note that says so) under --zero/--tp where the device's ranks are not the
+    file's (choose_train_own.device_rank, as choose ranks it: llama-2-7b `train --on
+    MI250X --dp 4 --zero 1` steps a 1/8 optimizer shard, `--on H100` a 1/4 one, 233 ms
+    where the file's rank read 226 ms); (None, "") otherwise. Communication rows stay the
+    file's, re-ringed (rering)."""
+    from .choose_train_own import device_rank
+
+    own = device_rank(files, spec, ranks) if files else None
+    if own is None:
+        return None, ""
+    by_name = {k.name: k for k in own.kernels}
+    mine, theirs = ranks.ranks(ranks.dies), ranks.ranks(_dies(spec))
+    said = (f"the work kernels on {spec} are its own rank's, recomputed from the file's "
+            f"train.setup as `rooflab train ... --on {spec}{ranks.flags()}` runs it "
+            f"({theirs[0]} data- x {theirs[1]} tensor-parallel ranks there, {mine[0]} x "
+            f"{mine[1]} in the file)")
+    return (lambda k: k if is_comm(k) else by_name.get(k.name, k)), said
+
+
+def _dies(spec: str) -> int:
+    from ..ingest.profile_checks import split_boost
+    from .choose_dies import die_count
+
+    return die_count(split_boost(spec)[0])
+
+
+def for_whatif(inputs, on: str | None, ranks=None, files: Sequence[str] = ()):
     """whatif's inputs with a train file's communication rows re-ringed for the --on
     device (rering, from the file's `ranks`) and on its links where the judging roof has
     none for them (a catalog name: the links train picks for it, the --dp ring's under the
-    file's --tp); without --on the file's own roof holds the links train wrote. Other
-    inputs: as given."""
+    file's --tp); without --on the file's own roof holds the links train wrote. Under
+    --zero/--tp the work is the --on device's own rank (own_work, from the train file
+    among `files`). Other inputs: as given. With the `ranks` the kernels now run at (the
+    --on device's dies: --hardware re-rings from them, not from the file's device's)."""
     if comm_devices(inputs.kernels) is None or on is None:
-        return inputs
-    inputs = replace(inputs, kernels=tuple(
-        r for k in inputs.kernels if (r := rering(k, ranks, on)) is not None))
-    links = row_links(inputs.kernels, on, inputs.roof)
+        return inputs, ranks
+    inputs = _on_rank(inputs, on, ranks, files)
+    return inputs, None if ranks is None else replace(ranks, dies=_dies(on))
+
+
+def _on_rank(inputs, on: str, ranks, files: Sequence[str]):
+    """for_whatif's inputs: the --on device's own rank, rows and links."""
+    mine, said = own_work(files, on, ranks)
+    if mine is not None:
+        inputs = replace(inputs, kernels=tuple(mine(k) for k in inputs.kernels),
+                         notes=(*inputs.notes, said))
+    # a ring of one device there (an MI250X --dp 1 file --on H100): no row, and said
+    kept, alone = one_device_rows(inputs.kernels, on, ranks, both=False)
+    inputs = replace(inputs, kernels=tuple(rering(k, ranks, on) for k in kept),
+                     notes=(*inputs.notes, *([alone] if alone else [])))
+    links = row_links(inputs.kernels, on, inputs.roof, ranks)
     if not links:
         return inputs   # no row lacks a ceiling, or none has a link: whatif says so
     # the links as ceilings of every --on roof (the judging one, and the basis --hardware
@@ -158,23 +206,52 @@ def for_whatif(inputs, on: str | None, ranks=None):
     return replace(inputs, roofs=roofs, kernels=kernels)
 
 
-def hardware_change(kernels: Sequence[Kernel], targets: tuple, hardware: str, ranks=None):
+def one_device_rows(kernels: Sequence[Kernel], hardware: str, ranks=None,
+                    both: bool = True) -> tuple[Sequence[Kernel], str]:
+    """A train file's communication rows whose ring is one device on `hardware` (an
+    MI250X --dp 1 file, its 2 dies a ring, on one H100: rering None): (the kernels less
+    those rows, the note that says so), (kernels, "") where none is. --on that device
+    leaves them out (for_whatif, both False), and --hardware on both sides (both): a
+    kernel cannot move onto nothing, and kept, it was timed on the H100's NVLink (29.9 ms)
+    where `rooflab train --on H100` sends none (s35 A)."""
+    if ranks is None or comm_devices(kernels) is None:
+        return kernels, ""
+    gone = [k for k in kernels if rering(k, ranks, hardware) is None]
+    if not gone:
+        return kernels, ""
+    from ..units import fmt_seconds
+
+    said = ", ".join(k.name + (f" ({fmt_seconds(e)} exposed in the file)"
+                               if isinstance(e := k.meta.get("exposed_s"), (int, float))
+                               else "") for k in gone)
+    why = (f"`rooflab train ... --on {hardware}{ranks.flags()}` is one device, with no "
+           f"collective to send")
+    return ([k for k in kernels if not any(k is g for g in gone)],
+            f"{said} left out on both sides: {why} (as --on {hardware} leaves it out); "
+            f"the floor before is the file's less it" if both else f"{said} left out: {why}")
+
+
+def hardware_change(kernels: Sequence[Kernel], targets: tuple, hardware: str, ranks=None,
+                    files: Sequence[str] = ()):
     """--hardware on a train file: (target roofs with the device's links, the change that
     moves each communication row onto its link, re-ringed for the device from the file's
-    `ranks` (rering; a ring of one device keeps the row as it is); (targets, None) for
-    other kernels."""
+    `ranks` (rering; a ring of one device keeps the row as it is), and under --zero/--tp
+    each work kernel onto the device's own rank's (own_work), the note that says so);
+    (targets, None, "") for other kernels."""
     if comm_devices(kernels) is None:
-        return targets, None
-    links = row_links(kernels, hardware)
-    if not links:
-        return targets, None
+        return targets, None, ""
+    mine, said = own_work(files, hardware, ranks)
+    mine = mine or (lambda k: k)
+    links = row_links(kernels, hardware, ranks=ranks)
     by_name = {k.name: links[id(k)] for k in kernels if id(k) in links}
-    targets = with_links(targets, kernels, links)[0]
+    targets = with_links(targets, kernels, links)[0] if links else targets
 
     def change(k: Kernel) -> Kernel:
+        if k.name not in by_name:
+            return mine(k)
         return relevel(rering(k, ranks, hardware) or k, by_name[k.name].level)
 
-    return targets, lambda k: change(k) if k.name in by_name else k
+    return targets, change, said
 
 
 def comm_label(name: str, pair) -> str:

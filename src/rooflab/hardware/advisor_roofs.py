@@ -35,6 +35,7 @@ import shlex
 from dataclasses import dataclass
 
 from ..errors import InputError, ParseError
+from ..files_decode import cut_note, last_line_cut
 from ..model.ceiling import Ceiling
 from ..units import fmt_fraction, fmt_rate, si
 
@@ -127,7 +128,7 @@ def advisor_ceilings(text: str, path: str, one_thread: bool
                          f"reads (L1/L2/L3/DRAM Bandwidth, DP/SP Vector FMA Peak, Scalar "
                          f"Add Peak, Int64 Vector Add Peak ...); it has: "
                          f"{', '.join(r.name for r in rows) or 'no rows'}", path=path)
-    notes = _left_notes(left, cpu, path)
+    notes = _left_notes(left, cpu, path) + _cut(text, rows, ceilings, path, one_thread)
     others = [r for r in rows if r not in gpu and r.one_thread != one_thread]
     if others and not one_thread:
         notes.append(f"the file's single-threaded roofs ({len(others)}, one core's) are "
@@ -141,6 +142,27 @@ def advisor_ceilings(text: str, path: str, one_thread: bool
         notes.append(f"left out: {len(gpu)} GPU roof(s) ({', '.join(r.name for r in gpu[:3])}"
                      f"{' ...' if len(gpu) > 3 else ''}): rooflab reads Advisor's CPU roofs")
     return ceilings, notes
+
+
+def _cut(text: str, rows: list[AdvisorRoof], ceilings: list[Ceiling], path: str,
+         one_thread: bool) -> list[str]:
+    """A note on a report whose last line is cut short (no line break, not a whole row: the
+    rows after it are lost), or ParseError naming its line when it leaves the roof without
+    compute or bandwidth roofs: it once said only "the roof has no compute ceiling"."""
+    cut = last_line_cut(text)
+    if cut is None or any(r.line == cut[0] for r in rows):
+        return []
+    lacks = [what for what, have in (("compute (Peak)", any(c.precision for c in ceilings)),
+                                     ("bandwidth", any(c.level for c in ceilings))) if not have]
+    if lacks:
+        which = "single-threaded" if one_thread else "all-thread"
+        tail = " ".join(cut[1].split())[-40:]
+        raise ParseError(f"Intel Advisor's roofs report has no {which} {' and no '.join(lacks)} "
+                         f"roof rooflab reads: the file ends inside this line ('{tail}', no "
+                         f"line break: cut short?), so the rows after it are lost; export it "
+                         f"again (advisor --report=roofs --format=csv --report-output=FILE)",
+                         path=path, line=cut[0])
+    return [f"{path}:{cut[0]}: {cut_note(cut[1])}"]
 
 
 def _ceilings(r: AdvisorRoof, path: str) -> list[Ceiling]:

@@ -10,6 +10,7 @@ GB is decimal (1e9 bytes), as ERT prints it.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -105,7 +106,7 @@ def _ert_pairs(section: Mapping[str, Any], where: str, key: str,
     for i, pair in enumerate(data):
         ok = (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)
               and isinstance(pair[1], (int, float)) and not isinstance(pair[1], bool)
-              and pair[1] > 0)
+              and 0 < pair[1] < math.inf)   # Infinity: a ceiling error naming no file (s35 D)
         if not ok:
             raise ParseError(f"{where}.{key}.data[{i}]: expected [name, positive number] such "
                              f"as [\"DRAM\", 83.0]; got {pair!r:.80}", path=path)

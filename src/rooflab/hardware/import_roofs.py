@@ -341,12 +341,16 @@ def assemble_roof(name: str, ceilings: Sequence[tuple[str, Ceiling]]) -> Roof:
         seen[key] = origin
     compute = tuple(c for _, c in ceilings if c.precision)
     memory = tuple(c for _, c in ceilings if c.level)
+    # which inputs gave only the other kind: a file cut short (an Advisor report that ends
+    # before its Peak rows) was not named (s35 audit)
+    gave = ", ".join(dict.fromkeys(o for o, _ in ceilings))
     if not compute:
-        raise InputError("the roof has no compute ceiling; add one: --fp64 355GFLOP/s (or "
-                         "--fp32), or a likwid-bench peakflops run")
+        raise InputError(f"the roof has no compute ceiling ({gave} gave bandwidths only); add "
+                         f"one: --fp64 355GFLOP/s (or --fp32), or a likwid-bench peakflops run")
     if not memory:
-        raise InputError("the roof has no bandwidth; add one: --dram 83GB/s (or --l1/--l2/"
-                         "--l3), or a likwid-bench run such as triad.txt@DRAM")
+        raise InputError(f"the roof has no bandwidth ({gave} gave compute ceilings only); add "
+                         f"one: --dram 83GB/s (or --l1/--l2/--l3), or a likwid-bench run such "
+                         f"as triad.txt@DRAM")
     kind = "measured" if any(c.provenance == "measured" for _, c in ceilings) else "nominal"
     order = {lv: i for i, lv in enumerate(LEVELS)}
     memory = tuple(sorted(memory, key=lambda c: order.get(c.level, 99)))

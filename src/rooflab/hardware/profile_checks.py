@@ -70,6 +70,15 @@ def _check_host(host: Mapping[str, Any], where: str) -> None:
         raise InputError(f"{where}: field 'host.multiprocessors' must be a positive whole "
                          f"number (the GPU's SM count, e.g. 108), or null; got {sms!r}",
                          field=f"{where}.host.multiprocessors")
+    hosts = host.get("hosts")
+    if hosts is not None and not (isinstance(hosts, Mapping) and all(
+            isinstance(r, list) for r in hosts.values())):
+        # a cluster profile's host name -> its ranks; its count says whether the links
+        # crossed hosts (model/link_fits): "ab" or [1, 2, 3] was counted as 2 or 3 hosts
+        raise InputError(f"{where}: field 'host.hosts' must be an object of host name -> "
+                         f"its ranks, such as {{\"node1\": [0, 1]}}, or absent; got "
+                         f"{hosts!r:.60}; rerun `rooflab probe --comm`, or fix the value",
+                         field=f"{where}.host.hosts")
     cc = host.get("compute_capability")
     if cc is not None and not (isinstance(cc, str) and _CC.fullmatch(cc)):
         raise InputError(f"{where}: field 'host.compute_capability' must be a string "
@@ -97,6 +106,24 @@ def check_comm(comm: Any, where: str) -> None:
                          f"measured; {_RERUN}", field=f"{where}.extras.comm.collectives")
     for i, c in enumerate(rows):
         _check_collective(c, f"extras.comm.collectives[{i}]", where)
+    _check_world(comm, at, where)
+
+
+def _check_world(comm: Mapping[str, Any], at: str, where: str) -> None:
+    """The comm block's rank count and link levels the links are built from: a world_size
+    "abc" or levels [1] was a traceback, levels.world 5 an error naming no file, a
+    world_size -3 printed as "-3 ranks" (review s35 D)."""
+    n = comm.get("world_size")
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 2):
+        raise InputError(f"{at}.world_size' must be a whole number >= 2 (the ranks probed), "
+                         f"or absent; got {n!r:.60}; {_RERUN}",
+                         field=f"{where}.extras.comm.world_size")
+    levels = comm.get("levels")
+    if levels is not None and not (isinstance(levels, Mapping) and all(
+            isinstance(v, str) and v.strip() for v in levels.values())):
+        raise InputError(f"{at}.levels' must be an object of link levels such as "
+                         f"{{\"world\": \"NVLink\", \"inter-node\": \"network\"}}, or absent; "
+                         f"got {levels!r:.60}; {_RERUN}", field=f"{where}.extras.comm.levels")
 
 
 def _check_collective(c: Mapping[str, Any], place: str, where: str) -> None:
@@ -112,9 +139,11 @@ def _check_collective(c: Mapping[str, Any], place: str, where: str) -> None:
         raise InputError(f"{where}: field '{place}.ranks' must be a whole number >= 2 (the "
                          f"ranks the fit was measured over); got {ranks!r:.60}; {_RERUN}",
                          field=f"{where}.{place}.ranks")
-    # a fitted alpha may come out below 0 (the links clamp it to 0); beta must be > 0
-    for key, what, ok in (("alpha_s", "a number of seconds (the fit's latency)",
-                           lambda v: True),
+    # the probe pins a fit's alpha at 0 where least squares would put it below (probe/comm/
+    # fit.py), so a negative one was edited in: the links read it as 0 without a word
+    # (review s35 D); beta must be > 0
+    for key, what, ok in (("alpha_s", "a number of seconds >= 0 (the fit's latency)",
+                           lambda v: v >= 0),
                           ("beta_bytes_per_s", "a number of bytes/s > 0", lambda v: v > 0),
                           ("max_rel_residual", "a number >= 0 or null", lambda v: v >= 0)):
         v = fit.get(key)

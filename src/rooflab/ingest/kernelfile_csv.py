@@ -148,8 +148,10 @@ def _split_meta(meta: dict[str, object]) -> dict[str, object]:
     """A row that names model_dtype_parts (train -o x.csv: the parts whatif --precision fp8
     keeps at the model dtype) names parts of its bytes_split: its SPLIT_COLUMNS cells, as
     the JSON's meta bytes_split holds them. Without it fp8 narrowed a train CSV's norms,
-    RoPE, residual add and SwiGLU too: 132 ms, the JSON 148 ms (s30 hg)."""
-    if "model_dtype_parts" not in meta or "bytes_split" in meta:
+    RoPE, residual add and SwiGLU too: 132 ms, the JSON 148 ms (s30 hg). A weight-gradient
+    row's too (meta weight_gradient): its `weights` are the gradients whatif --precision
+    keeps at --grad-dtype (model/whatif_grads.py; s35 H)."""
+    if not ({"model_dtype_parts", "weight_gradient"} & set(meta)) or "bytes_split" in meta:
         return meta
     split = {part: meta[col] for part, col in SPLIT_COLUMNS.items()
              if isinstance(meta.get(col), float)}

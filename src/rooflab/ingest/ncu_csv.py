@@ -115,6 +115,11 @@ def read_ncu_csv(path: str, log: SkipLog | None = None, text: str | None = None)
                                  f"found: {other}", path=path)
             raise ParseError(f"no ncu CSV header (a line starting with \"ID\",...) found{why}; "
                              f"{HOW_TO}", path=path)
+        if "\x00" in header_line:   # binary data, as files_decode refuses it: a NUL in a
+            # metric's name once read as that metric not collected (s35 audit)
+            from ..files_decode import binary_error
+
+            raise binary_error(path, "\n" * h + header_line)
         header = next(csv_reader([header_line.lstrip("\ufeff")]))
         col = {name.strip(): i for i, name in enumerate(header)}
         if "Kernel Name" not in col:

@@ -98,17 +98,34 @@ class _Launches:
                                        f"skipped (re-export with --print-units base)")
             return
         self.known.setdefault(metric, {})[unit] = scale
-        self.value(text, scale, line, metric, entry[1])
+        self.value(text, scale, line, metric, entry)
 
-    def value(self, text: str, scale: float, line: int, metric: str, metrics: dict) -> None:
+    def twice(self, metric: str, x: float, line: int, entry: list) -> None:
+        """A metric met again in the same launch: kept as before (the last value), said
+        when its values differ (two --metrics/--section lists, or files joined): one was
+        silently kept, a DRAM 1.35e11 B read as 1000 B (s35 audit)."""
+        metrics, launch = entry[1], entry[0]
+        old = metrics[metric]
+        metrics[metric] = x
+        if old != x and not (old != old and x != x):
+            self.log.add_grouped(
+                line, f"launch {launch.id} of '{short_name(launch.name)}' has metric "
+                      f"'{metric}' twice with different values: {old:g}, then {x:g} on line "
+                      f"{line} (its rows start on line {launch.line}); the last is kept: "
+                      f"check the export", key=f"twice {metric}", what="launches")
+
+    def value(self, text: str, scale: float, line: int, metric: str, entry: list) -> None:
         try:
-            metrics[metric] = cell_value(text, scale)
+            x = cell_value(text, scale)
         except CommaError:
             raise ParseError(comma_message(text, f"'Metric Value' (metric '{metric}')"),
                              path=self.path, line=line) from None
         except ValueError:
             self.log.add(line, f"metric '{metric}': value '{text}' is not a number; "
                                f"row skipped")
+            return
+        if entry[1].setdefault(metric, x) is not x:
+            self.twice(metric, x, line, entry)
 
     def cut(self, row: list[str], line: int, last_id, entry: list | None) -> None:
         """A row cut short (the file ends inside it, or too few columns). When it belongs
@@ -208,10 +225,14 @@ def read_details(path: str, col: dict[str, int], ncols: int, body, log: SkipLog,
             else:
                 raise CommaError(v)
         except (ValueError, CommaError):
-            built.value(v, scale, line, metric, metrics)
+            built.value(v, scale, line, metric, entry)
         else:
-            # interned: the 100,000 dicts share one copy of each name, not 1.2 million
-            metrics[intern(metric)] = x * scale
+            # interned: the 100,000 dicts share one copy of each name, not 1.2 million;
+            # setdefault, not a store, returns a value already there: a metric given twice
+            # (one C call a row, not a second lookup: benchmarks/ncu_parse.py)
+            x *= scale
+            if metrics.setdefault(intern(metric), x) is not x:
+                built.twice(metric, x, line, entry)
     return built.launches()
 
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from ..model.ceiling import Roof
 from ..model.kernel import Kernel
 from ..model.roof_schema import SCALED  # the note's opening (cli/roof_source_notes finds it)
+from ..units import fmt_pct
 from .profile_envelope import on_cpu
 
 
@@ -142,7 +143,7 @@ def clock_mismatch(roof: Roof, clock_hz: float | None) -> str:
             f"(sm__cycles_elapsed.avg.per_second in the file; ncu locks base clocks by "
             f"default), while {roof.name}'s catalog peaks assume {boost / 1e9:.2f} GHz "
             f"(boost): % of roof is judged at boost, so it reads at most "
-            f"{100 * clock_hz / boost:.0f} % where compute binds; leave '{BOOST}' out "
+            f"{fmt_pct(100 * clock_hz / boost)} where compute binds; leave '{BOOST}' out "
             f"of --on (the compute ceilings then scale to the recorded clock), profile "
             f"with --clock-control none, or pass --on the .ncu-rep (its peaks are at the "
             f"profiled clock)")

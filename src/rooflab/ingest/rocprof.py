@@ -12,8 +12,6 @@ to collect instead.
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from operator import itemgetter
@@ -22,23 +20,21 @@ from typing import NamedTuple
 
 from ..errors import ParseError
 from ..files import csv_reader
-from ..files_decode import cut_note, last_line_cut
+from ..files_decode import binary_error, cut_note, last_line_cut, looks_binary
 from ..files_kind import ROCPROF_NAME_COLUMNS as NAME_COLUMNS  # one list, shared with file_kind
 from ..files_kind import is_roofline_header
 from .aggregate import Launch, group_counts, group_kernel, sort_by_time
 from .kernel_names import display_names, step_labels
 from .ncu_csv import _collector_paused, open_text
 from .ncu_metrics import Counts
-from .ncu_numbers import parse_number
 from .profile_import import ProfileImport, held_notes
 from .rocprof_arch import mi300_of_device, mi300_of_path
+from .rocprof_cells import _cell, _sum_instances, fill_cells, pick_cells
 from .rocprof_counters import _with_known_levels, rocprof_counted
 from .rocprof_runs import runs
 from .skips import SkipLog, read_each
 
 ID_COLUMNS = ("Index", "Dispatch_ID", "Dispatch_Id", "Correlation_Id")
-
-
 
 # `rocprof --stats` (results.stats.csv) and rocprofv3 `--stats` (*_kernel_stats.csv) write one
 # row per kernel: "Name","Calls","TotalDurationNs","AverageNs","Percentage"[,"MinNs","MaxNs",
@@ -53,55 +49,6 @@ STATS_HINT = ("a kernel-time summary (rocprof --stats / rocprofv3 --stats: Name,
 _COUNTER_PREFIXES = ("SQ_", "TCC", "TCP_", "TA_", "TD_", "GRBM_",
                      # rocprof's derived HBM sizes (v1/v2; rocprofv3 FetchSize/WriteSize)
                      "FETCH_SIZE", "WRITE_SIZE", "FetchSize", "WriteSize")
-_INSTANCE = re.compile(r"^(\w+)\[(\d+)\]$")
-
-
-def pick_cells(row: list[str], ident: str, last, plain: bool, same, every, counted):
-    """(the cells of a long row to read, the new `last`): every one, or only the counted
-    ones on a row of the dispatch `last` read already, whose other cells repeat (`plain`
-    layouts, `same` picks them)."""
-    if not plain:
-        return every, last
-    now = (ident, same(row))
-    return (counted if now == last else every), now
-
-
-def fill_cells(metrics: dict, kernel: str, row: list[str], cells, path: str, n: int,
-               log: SkipLog) -> None:
-    """A row's cells that `cells` (names, a picker of their texts, which are counters)
-    names into `metrics`, each through _cell unless all are finite counts (the common case,
-    in C calls); the whole-file reader and the long-layout stream share it."""
-    names, pick, counters = cells
-    if not names:
-        return
-    texts = pick(row)
-    try:
-        values = list(map(float, texts))
-        total = sum(values)
-        if total - total == 0.0 and min(values) >= 0.0:
-            metrics.update(zip(names, values, strict=True))
-            return
-    except ValueError:
-        pass
-    for name, text, counter in zip(names, texts, counters, strict=True):
-        value = _cell(name, text, counter, kernel, path, n, log)
-        if value is not None:
-            metrics[name] = value
-
-
-def _sum_instances(metrics: dict[str, float]) -> dict[str, float]:
-    """Per-instance counters summed: rocprof v1 writes one column per TCC channel when asked
-    for a block counter without `_sum` (pmc: TCC_EA_RDREQ[0] ... TCC_EA_RDREQ[15]; ROCm's
-    rocprof docs and rocprof-compute's pmc files list them so). `TCC_EA_RDREQ` becomes the sum
-    of its `[i]` columns unless the file also has the total itself."""
-    sums: dict[str, float] = {}
-    for name, value in metrics.items():
-        hit = _INSTANCE.match(name) if name.endswith("]") else None
-        if hit:   # an n/a channel makes the sum unknown (nan), not the others' sum
-            sums[hit.group(1)] = sums.get(hit.group(1), 0.0) + value
-    if not sums:
-        return metrics
-    return {**{k: v for k, v in sums.items() if k not in metrics}, **metrics}
 
 
 def _column(col: Mapping[str, int], names) -> int | None:
@@ -152,6 +99,10 @@ def _lines(path: str, fh, log: SkipLog | None = None) -> Iterator[str]:
     if head.lstrip()[:1] in ("{", "["):
         raise ParseError("a JSON file, not a CSV; re-run rocprofv3 with `--output-format csv` "
                          "and pass the *_counter_collection.csv", path=path)
+    if looks_binary(head, getattr(fh, "replaced", 0)):
+        # every other reader refuses it (files_decode.read_text); a NUL in the header once
+        # made its counter a name never matched: "not collected" (s35 audit)
+        raise binary_error(path, head)
     rest, chunk, n = "", head, 0
     while chunk:
         parts = (rest + chunk).splitlines(keepends=True)
@@ -314,33 +265,6 @@ def _no_header(rows: list[list[str]], path: str) -> ParseError:
     return ParseError("no rocprof header (a row with KernelName or Kernel_Name) found; "
                       "make it with `rocprof -i counters.txt ./app` or rocprof-compute",
                       path=path)
-
-
-def _cell(name: str, text: str, counter: bool, kernel: str, path: str, line: int,
-          log: SkipLog) -> float | None:
-    """A cell's number; None for a text column (arch, signal handles, ...). A hardware
-    counter's cell that is not a number ('abc') is unknown, as n/a is (nan: its level or
-    FLOP part is left out with a note), and said: it once read as 0 without a word. A
-    negative count is refused: no counter counts below zero, and its term would cancel
-    the others' bytes or FLOP."""
-    try:
-        value = float(text)   # the common case; parse_number for the rest (its n/a, inf
-        if value - value != 0.0:   # and -inf are nan; its 1,234 a number)
-            value = parse_number(text)
-    except ValueError:
-        try:
-            value = parse_number(text)
-        except ValueError:
-            if not counter:
-                return None
-            log.add(line, f"counter '{name}' of '{kernel}' = '{text.strip()}' is not a "
-                          f"number; read as unknown (as n/a)")
-            return math.nan
-    if counter and value < 0:
-        raise ParseError(f"counter '{name}' of '{kernel}' is {value:g}: a count cannot be "
-                         f"negative; check the export (or leave the counter out)",
-                         path=path, line=line)
-    return value
 
 
 def _merged_passes(paths: list[str], log: SkipLog, other_logs: list[SkipLog],

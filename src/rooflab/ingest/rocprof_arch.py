@@ -64,6 +64,19 @@ def spelled_mi300(keys: tuple[str, ...]) -> bool | None:
     return False if any(k.startswith("TCC_EA_") for k in keys) else None
 
 
+def bubble_note(file_says: bool | None, named: bool | None) -> str:
+    """The note on an MI300 read without TCC_BUBBLE, saying what made it MI300: the file's
+    TCC_EA0_ names (file_says) or the GPU --on names (named). It once said "on MI300" under
+    `--on MI250X` too, where the names alone had decided it (s35 audit)."""
+    cost = ("its 128-B DRAM reads counted as 64 B (DRAM bytes up to 2x low); add "
+            "TCC_BUBBLE_sum to --pmc")
+    if file_says and named is False:
+        return ("TCC_BUBBLE not collected: the TCC_EA0_ counter names are MI300's (gfx942) "
+                "spelling, so the file is read as MI300's although --on names an older GPU "
+                "(MI100/MI200, no TCC_BUBBLE); if it is from an MI300, " + cost)
+    return "TCC_BUBBLE not collected on MI300: " + cost
+
+
 ARCH_NOTE = ("64-B L1 and L1->L2 read lines assumed (MI200): the file does not say which GPU "
              "(no TCC_EA/TCC_BUBBLE counter); on MI300 name it with --on mi300x (128-B lines)")
 

@@ -38,7 +38,7 @@ from functools import lru_cache
 
 from .aggregate import Launch
 from .ncu_metrics import Counts
-from .rocprof_arch import ARCH_NOTE, mfma_note, spelled_mi300
+from .rocprof_arch import ARCH_NOTE, bubble_note, mfma_note, spelled_mi300
 
 VECTOR = {"F16": "fp16", "F32": "fp32", "F64": "fp64"}
 MATRIX = {"F8": "fp8", "F16": "fp16", "BF16": "bf16", "F32": "fp32", "F64": "fp64",
@@ -124,6 +124,16 @@ def _unrecorded(m: Mapping[str, float]) -> str:
     zero = next((k for k in ("BeginNs", "EndNs", "Start_Timestamp", "End_Timestamp")
                  if m.get(k) == 0), None)
     return f" ({zero} 0: not recorded)" if zero else ""
+
+
+def _negative_stamp(m: Mapping[str, float]) -> str:
+    """'BeginNs -5000' for the first timestamp below 0, else '' (per dispatch: lookups only)."""
+    get = m.get
+    if min(get("BeginNs", 0.0), get("EndNs", 0.0), get("Start_Timestamp", 0.0),
+           get("End_Timestamp", 0.0)) >= 0:
+        return ""
+    return next((f"{k} {m[k]:.0f}" for k in ("BeginNs", "EndNs", "Start_Timestamp",
+                                             "End_Timestamp") if get(k, 0.0) < 0), "")
 
 
 def _time_words(m: Mapping[str, float]) -> str:
@@ -220,8 +230,8 @@ def _dram_counters(c: Mapping[str, float]) -> tuple[str, ...]:
     return raw if any(n in c for n in raw[:4]) else (*raw, "FETCH_SIZE", "WRITE_SIZE")
 
 
-def _bytes(c: Mapping[str, float], num: Mapping[str, float], mi300: bool = False
-           ) -> tuple[dict[str, float], dict[str, str], list[str]]:
+def _bytes(c: Mapping[str, float], num: Mapping[str, float], mi300: bool = False,
+           said: tuple = (None, True)) -> tuple[dict[str, float], dict[str, str], list[str]]:
     """Bytes by level (c, num: canonical()), the levels whose counts are unknown ({level: why}:
     a counter in the file but not a number; no bytes for them),
     and notes on assumed request sizes. MI300 (gfx942) files carry TCC_BUBBLE, its 128-B
@@ -243,8 +253,7 @@ def _bytes(c: Mapping[str, float], num: Mapping[str, float], mi300: bool = False
     if mi300 and bubble is None and num.get("TCC_EA_RDREQ"):
         # gfx942 counts a 128-B read once in RDREQ and once in TCC_BUBBLE; without BUBBLE
         # the formula takes it for 64 B (review r9 F2)
-        notes.append("TCC_BUBBLE not collected on MI300: its 128-B DRAM reads counted as "
-                     "64 B (DRAM bytes up to 2x low); add TCC_BUBBLE_sum to --pmc")
+        notes.append(bubble_note(*said))   # said: (the file's names, --on's GPU)
     if dram is not None:
         nbytes["DRAM"] = dram
     l2_reqs = list(map(num.get, TCP_TCC))
@@ -340,7 +349,7 @@ def rocprof_counted(m: Mapping[str, float], mi300: bool | None = None
     mi300: whether the GPU is an MI300 as the user's device or folder says (None: unsaid);
     the file's own counter names say it first (rocprof_arch)."""
     c, num = canonical(m)
-    spelled = spelled_mi300(tuple(m))
+    spelled = file_says = spelled_mi300(tuple(m))
     if spelled is None or (spelled is False and mi300):
         spelled = mi300
     lanes = _wave_size(m)
@@ -355,7 +364,7 @@ def rocprof_counted(m: Mapping[str, float], mi300: bool | None = None
     notes[:0] = [note for counted, note in partial if counted or not flop]
     if mfma := mfma_note(m):
         notes.append(mfma)
-    nbytes, unknown, bnotes = _bytes(c, num, bool(spelled))
+    nbytes, unknown, bnotes = _bytes(c, num, bool(spelled), (file_says, mi300))
     if "DRAM" not in unknown:   # (bnotes are about DRAM requests)
         notes += bnotes
     if spelled is None and ("L1" in nbytes or num.get("TCP_TCC_READ_REQ")):
@@ -366,8 +375,11 @@ def rocprof_counted(m: Mapping[str, float], mi300: bool | None = None
         problem = ("no time" + _unrecorded(m) + ": needs BeginNs/EndNs, "
                    "Start_Timestamp/End_Timestamp or DurationNs (rocprof v1: add "
                    "`--timestamp on`; rocprofv3 and rocprof-compute write them)")
-    elif seconds < 0:
-        problem = f"negative time ({_time_words(m)}): the end is before the begin"
+    elif (stamp := _negative_stamp(m)) or seconds < 0:
+        # a clock reading below 0 is no time at all: -5000 once added 5 us to the launch
+        problem = (f"negative timestamp ({stamp}): a clock reading cannot be below 0; check "
+                   f"the export" if stamp else
+                   f"negative time ({_time_words(m)}): the end is before the begin")
     elif seconds == 0:
         problem = f"zero time ({_time_words(m)})"
     elif split:

@@ -23,18 +23,8 @@ from ..errors import ParseError
 from ..files import csv_reader
 from .aggregate import Launch, _Group, group_counts
 from .ncu_csv import open_text
-from .rocprof import (
-    _TRACES,
-    Plan,
-    _cell,
-    _lines,
-    _plan,
-    _sum_instances,
-    data_row,
-    fill_cells,
-    pick_cells,
-    read_rocprof_csv,
-)
+from .rocprof import _TRACES, Plan, _lines, _plan, data_row, read_rocprof_csv
+from .rocprof_cells import _cell, _sum_instances, fill_cells, pick_cells
 from .rocprof_counters import known_levels, missing_levels, rocprof_counted
 from .skips import SkipLog
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ..errors import ParseError
 from ..sides import share_text
-from ..units import fmt_seconds, si
+from ..units import fmt_pct, fmt_seconds, si
 from .skips import SkipLog
 
 
@@ -238,7 +238,7 @@ def host_copies_note(copies: dict[str, HostCopies], host_s: dict[int, float],
             rate = c.bytes / c.seconds
             text += f", {si(c.bytes, 'B')} at {si(rate, 'B/s')}"
             if link is not None and c.direction in ("HtoD", "DtoH"):
-                text += f" = {100 * rate / link[1]:.0f} % of the link"
+                text += f" = {fmt_pct(100 * rate / link[1])} of the link"
         parts.append(text)
     pageable = any("pageable" in c.name.lower() for c in copies.values())
     advice = ("pinned host memory (pin_memory=True) with non_blocking=True, fewer and larger "

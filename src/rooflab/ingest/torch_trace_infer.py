@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 
+from .skips import SkipLog
 from .torch_ops_base import OpCall
 from .torch_trace_events import _Op
 
@@ -41,11 +42,40 @@ def following_ops(ops: list[_Op]) -> dict[int, _Op]:
     return out
 
 
-def infer_conv(call: OpCall, op: _Op, after: _Op | None) -> tuple[OpCall, str] | None:
+def shape_of(d) -> tuple[int, ...] | None:
+    """A recorded tensor shape ([8, 16, 32, 32]; [] a scalar) as a tuple, or None for
+    anything else: true/false are no sizes (a hand-edited [8, 16, 32, true] was read as an
+    output 32x1 and inferred a stride that gave 221,184 FLOP for 7,077,888; review s35 D)."""
+    if isinstance(d, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in d):
+        return tuple(d)
+    return None
+
+
+def _outputs(other: _Op, log: SkipLog | None) -> list[tuple[int, ...]]:
+    """The shapes an op's 'Input Dims' records (a tensor list's, [[240], [576]], is none);
+    a hand-edited 'Input Dims' that is no list (5 was a traceback here) is none either, and
+    said in `log`, naming the event: the convolution then takes the default stride."""
+    raw = other.args.get("Input Dims")
+    if raw is None:
+        return []
+    cells = raw if isinstance(raw, list) else []
+    shapes = [shape_of(d) for d in cells]
+    bad = [d for d, s in zip(cells, shapes, strict=True) if s is None and not (
+        isinstance(d, list) and all(shape_of(x) is not None for x in d))]
+    if (bad or not isinstance(raw, list)) and log is not None:
+        what = f"entry {bad[0]!r:.40} is no shape" if bad else f"{raw!r:.40} is no list"
+        log.add(None, f"event #{other.index} ({other.name}): 'Input Dims' {what} (a shape is "
+                      f"a list of whole numbers, [8, 16, 32, 32]); not used to infer a "
+                      f"convolution's stride")
+    return [] if bad else [s for s in shapes if s]
+
+
+def infer_conv(call: OpCall, op: _Op, after: _Op | None, log: SkipLog | None = None
+               ) -> tuple[OpCall, str] | None:
     """(the call with the inferred stride, padding, dilation 1 and groups as its constant
     arguments, 'stride 2x2, padding 1x1 (inferred from the output 8x16x32x32 that
     aten::add_ reads)'), or None when no op shows an output these input and filter
-    shapes can give."""
+    shapes can give. `log`: where an op whose 'Input Dims' is unreadable is said."""
     ts = call.tensors()
     if len(ts) < 2 or len(ts[1][0]) < 3:
         return None
@@ -57,9 +87,8 @@ def infer_conv(call: OpCall, op: _Op, after: _Op | None) -> tuple[OpCall, str] |
     for other in [*_descendants(op), *([after] if after is not None else [])]:
         if "conv" in other.name:   # the conv's own dispatch chain: it reads the input
             continue
-        for dims in other.args.get("Input Dims") or ():
-            if not (isinstance(dims, list) and len(dims) == spatial + 2
-                    and dims[:2] == [n, k] and all(isinstance(v, int) for v in dims)):
+        for dims in _outputs(other, log):
+            if len(dims) != spatial + 2 or dims[:2] != (n, k):
                 continue
             got = [_stride_padding(h, r, o) for h, r, o in zip(size, taps, dims[2:],
                                                              strict=True)]

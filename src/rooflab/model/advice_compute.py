@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..units import fmt_rate, fmt_seconds, fmt_times, si
+from ..units import fmt_rate, fmt_seconds, fmt_share, fmt_times, si
 from .advice_core import Advice, Efficiency, _advice, _efficiency, keeps_words, pct, work_pct
 from .advice_fusion import activation_share
 from .advice_kind import known_non_matrix
@@ -280,7 +280,7 @@ def grid_words(m) -> str:
     shape = (f"grid of {blocks} blocks" + (f" x {threads} threads" if threads else "")
              + f" on {sms} SMs" + (f" ({m['sms_source']})" if m.get("sms_source") else ""))
     if blocks < sms:
-        return f"{shape}: {100 * blocks / sms:.0f} % of SMs get a block"
+        return f"{shape}: {fmt_share(blocks / sms)} of SMs get a block"
     if waves < FEW_WAVES:
         return (f"{shape}: {waves:.2f} waves of {sms * per_sm} blocks ({per_sm} per SM): "
                 f"the last wave leaves SMs idle")
@@ -319,6 +319,8 @@ def latency_detail(kernel: Kernel | None) -> str:
     said = [grid] if grid else []
     got, most = m.get("occupancy_achieved"), m.get("occupancy_theoretical")
     limit = m.get("occupancy_limiter")
+    # occupancy and pipe-busy figures are the profiler's own metrics, quoted as it gives
+    # them (no % of a roof, no share of a total: units.fmt_pct/fmt_share do not apply)
     if isinstance(got, (int, float)):
         said.append(f"achieved occupancy {got:.0f} %"
                     + (f" of a theoretical {most:.0f} %" if isinstance(most, (int, float))

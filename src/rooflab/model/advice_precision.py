@@ -15,6 +15,7 @@ from ..units import (
     fmt_fraction,
     fmt_rate,
     fmt_seconds,
+    fmt_share,
     fmt_times,
     si,
     si_apart,
@@ -24,7 +25,7 @@ from .advice_kind import precision_unit
 from .advice_sparse import sparse_bytes, sparse_bytes_ratio
 from .advice_vectorize import SCALAR, scalar_fit
 from .analysis import Point
-from .ceiling import KernelCeiling, Roof, _share, kernel_ceiling
+from .ceiling import KernelCeiling, Roof, kernel_ceiling
 from .element_dtype import element_bytes, element_dtype, stored_dtype
 from .held_unit import held_ceiling, held_unit
 from .kernel import Kernel, converted_flop
@@ -286,7 +287,7 @@ def _lower_mixed(p: Point, e: Efficiency, roof: Roof, machine: Machine | None,
         p, e, f"use {alt} instead of {p.precision}{_unit_words(dest, machine)}",
         f"{dtype_bytes(p.precision):g} -> {dtype_bytes(alt):g} bytes per element moves AI "
         f"{fmt_ai(p.ai)} -> {fmt_ai(p.flop / nbytes)}; the {moved.label} part "
-        f"({_share(moved.flop / total)} of the FLOP) moves to {dest.label} "
+        f"({fmt_share(moved.flop / total)} of the FLOP) moves to {dest.label} "
         f"{fmt_rate(dest.value, dest.precision)} and the {others} {stays}, so the weighted ceiling "
         # si_apart: the figures that tell the two apart, as the header prints them (s28 R2)
         f"goes {_apart(old_p, new_p)} ({fmt_factor(new_p / old_p)})",
@@ -369,8 +370,8 @@ def mixed_part_advice(p: Point, e: Efficiency, roof: Roof, held: KernelCeiling
     if dest.precision != slow.precision:
         how += f" and accuracy allows {dest.precision} for it"
     return _advice(
-        p, e, f"move the {slow.label} part ({_share(slow.flop / total)} of the FLOP, "
-              f"{_share(slow.seconds_at_peak / at_roof)} of the time at the roof) to "
+        p, e, f"move the {slow.label} part ({fmt_share(slow.flop / total)} of the FLOP, "
+              f"{fmt_share(slow.seconds_at_peak / at_roof)} of the time at the roof) to "
               f"{dest.label}", detail, "roof", flop=p.flop,
         nbytes=p.bytes, peak=new, bw=p.bytes_per_s,
         assumption=f"{how}; the other parts keep their ceilings; {keeps_words(p, e)}")

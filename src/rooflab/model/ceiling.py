@@ -7,8 +7,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..errors import InputError
-from ..units import fmt_rate, fmt_seconds, is_float, si
+from ..units import fmt_rate, fmt_seconds, fmt_share, is_float, si
 from .canonical_names import level_name, precision_name, unit_name
+from .dies import kind_words, label_kind  # one die of a package reads derived
 from .display import pretty
 from .display_values import ceiling_text
 from .sample_spread import iqr_over_median
@@ -192,8 +193,9 @@ class Roof:
         # provenance column only where a ceiling's differs from the roof's kind (a derived
         # row in a measured roof), so a catalog roof stays two columns (review 18b L)
         width = max([14, *(len(label) for label, _, _ in rows)])
-        says = any(prov != self.kind for _, _, prov in rows)
-        lines = [f"Roof '{self.name}' ({self.kind})"]
+
+        says = any(prov != label_kind(self) for _, _, prov in rows)
+        lines = [f"Roof '{self.name}' ({kind_words(self)})"]
         vwidth = max([0, *(len(value) for _, value, _ in rows)]) if says else 0
         lines += [f"  {label:<{width}} {value:<{vwidth}}" + (f"  ({prov})" if says else "")
                   for label, value, prov in rows]
@@ -422,18 +424,11 @@ def kernel_ceiling(roof: Roof, flop: Mapping[str, float], unit: str | None,
 
 
 def _weighted_method(parts: tuple[CeilingPart, ...], total: float) -> str:
-    """'weighted: 90 % fp16 tensor (312 TFLOP/s) + 10 % fp32 vector (19.5 TFLOP/s)': each
-    precision's share of the FLOP and the ceiling it is held to."""
+    """'weighted: 90.0 % fp16 tensor (312 TFLOP/s) + 10.0 % fp32 vector (19.5 TFLOP/s)':
+    each precision's share of the FLOP (fmt_share, as every share of a total: '3.3 %', not
+    the '3 %' beside a '3.3 %' of roof, s35 B) and the ceiling it is held to."""
     return "weighted: " + " + ".join(
-        f"{_share(part.flop / total)} {part.label} "
+        f"{fmt_share(part.flop / total)} {part.label} "
         f"({fmt_rate(part.ceiling.value, part.ceiling.precision)})"
         for part in parts)
 
-
-def _share(fraction: float) -> str:
-    """A FLOP share as a percentage that reads neither 0 % for a part that is there nor
-    100 % beside one (99.9 % + 0.1 %)."""
-    pct = 100.0 * fraction
-    if pct < 1:
-        return f"{pct:.2g} %"
-    return f"{pct:.0f} %" if pct < 99.5 else f"{pct:.4g} %"

@@ -20,6 +20,7 @@ its `memory_bytes`). Their times are still given, marked.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -78,6 +79,9 @@ class Choice:
     link_s: float | None = None   # an llm --tp document's all-reduces + gather on its link
     tp: int = 1   # an llm document's --tp: the kernels are one of tp ranks' shards
     pp: int = 1   # its --pp: the kernels are every stage in turn, each on its own GPUs
+    # the row's own work FLOP where its kernels are not the file's (a train --zero/--tp
+    # file's rank recomputed for a device of other ranks: cli/choose_train_own)
+    work_flop: float | None = None
 
     @property
     def gpus(self) -> int:
@@ -194,15 +198,48 @@ def split_whole_steps(kernels: Sequence[Kernel]) -> tuple[tuple[Kernel, ...], tu
     return (work, steps) if work else (kernels, ())
 
 
+def own_steps(work: Sequence[Kernel], steps: Sequence[Kernel]
+              ) -> tuple[tuple[Kernel, ...], tuple[Kernel, ...]]:
+    """(the whole steps that time `work` itself, the others). A `rooflab llm` file holds
+    one phase's kernels (the decode step's, or the prefill's under --phase prefill) and
+    each measured step, --tpot-ms's decode and --ttft-ms's prefill, whatever the phase: a
+    step is the work's when its FLOP are the work's (the same kernels, summed); another
+    phase's step is a point of its own, no measure of these kernels (s35 E)."""
+    total = sum(k.total_flop for k in work)
+    same = tuple(k for k in steps if math.isclose(k.total_flop, total, rel_tol=1e-6))
+    return same, tuple(k for k in steps if all(k is not o for o in same))
+
+
+def timed_total(kernels: Sequence[Kernel]) -> float:
+    """The measured seconds a file's timed rows add up to, another phase's whole step left
+    out where the rest has a time (a decode step's 9 ms and a prefill's 120 ms are no
+    129 ms of anything); that step's own where it is the only time."""
+    work, steps = split_whole_steps(kernels)
+    other = own_steps(work, steps)[1]
+    own = sum(k.seconds for k in kernels if k.seconds and all(k is not o for o in other))
+    return own or sum(k.seconds for k in other if k.seconds)
+
+
 def count_text(kernels: Sequence[Kernel]) -> str:
     """'15 kernel(s)', or '15 kernel(s) and the measured whole step "decode step b=1
-    (measured)" (the same work, timed as one)' when a file holds both (split_whole_steps)."""
+    (measured)" (the same work, timed as one)' when a file holds both (split_whole_steps);
+    another phase's measured step is named beside them with its time (own_steps)."""
+    from ..units import fmt_seconds
+
     work, steps = split_whole_steps(kernels)
     if not steps:
         return f"{len(work)} kernel(s)"
-    names = ", ".join(f"'{k.name}'" for k in steps)
-    return (f"{len(work)} kernel(s) and the measured whole step {names} (the same work timed "
-            f"as one; its kernels are the counted rows)")
+    same, other = own_steps(work, steps)
+    out = f"{len(work)} kernel(s)"
+    if same:
+        names = ", ".join(f"'{k.name}'" for k in same)
+        out += (f" and the measured whole step {names} (the same work timed as one; its "
+                f"kernels are the counted rows)")
+    for k in other:
+        took = f" {fmt_seconds(k.seconds)}" if k.seconds else ""
+        out += (f", beside them '{k.name}'{took} (another phase timed whole: a point of "
+                f"its own, its kernels not in this file)")
+    return out
 
 
 def rank(kernels: Sequence[Kernel], candidates: Sequence[tuple[str, Roof, float | None]],
@@ -268,6 +305,11 @@ def rank(kernels: Sequence[Kernel], candidates: Sequence[tuple[str, Roof, float 
     return tuple(sorted(out, key=_rank_key))
 
 
+def ranked(choices: Sequence[Choice]) -> tuple[Choice, ...]:
+    """Choices ranked apart (each on its own work) in rank()'s order."""
+    return tuple(sorted(choices, key=_rank_key))
+
+
 def _rank_key(c: Choice) -> tuple[bool, float, float]:
     return (not c.viable, c.ranked_s, c.floor_s)
 
@@ -296,7 +338,8 @@ def flop_per_joule(c: Choice, kernels: Sequence[Kernel], work_floor: bool = Fals
     energy = c.work_floor_energy_j if work_floor else c.energy_j
     if not energy or energy <= 0:
         return None
-    return sum(k.total_flop for k in kernels) * c.tp / energy
+    flop = c.work_flop if c.work_flop is not None else sum(k.total_flop for k in kernels)
+    return flop * c.tp / energy
 
 
 @dataclass(frozen=True)

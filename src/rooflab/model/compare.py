@@ -161,12 +161,33 @@ class Comparison:
         return tuple(m for m in self.matches if m.speedup is not None)
 
     @property
+    def apart(self) -> frozenset[int]:
+        """ids of the kernels that are another phase's whole step on their side (an llm
+        file's --ttft-ms prefill beside its decode kernels: choose.own_steps), left out of
+        the totals: a 9 ms TPOT and a 120 ms TTFT are no 129 ms run (s35 E). Their rows
+        stay."""
+        from .choose import own_steps, split_whole_steps
+
+        out: set[int] = set()
+        for side in ([m.before for m in self.matches] + list(self.only_before),
+                     [m.after for m in self.matches] + list(self.only_after)):
+            out |= {id(k) for k in own_steps(*split_whole_steps(side))[1]}
+        return frozenset(out)
+
+    @property
+    def totalled(self) -> tuple[Match, ...]:
+        """The timed matches the totals add: `timed` less another phase's steps."""
+        apart = self.apart
+        return tuple(m for m in self.timed
+                     if id(m.before) not in apart and id(m.after) not in apart)
+
+    @property
     def total_before_s(self) -> float:
-        return sum(m.before.seconds or 0.0 for m in self.timed)
+        return sum(m.before.seconds or 0.0 for m in self.totalled)
 
     @property
     def total_after_s(self) -> float:
-        return sum(m.after.seconds or 0.0 for m in self.timed)
+        return sum(m.after.seconds or 0.0 for m in self.totalled)
 
     @property
     def speedup(self) -> float | None:
@@ -176,11 +197,11 @@ class Comparison:
     def total_range(self) -> tuple[tuple[float, float], tuple[float, float]] | None:
         """((before low, high), (after low, high)) of the matched totals where a side's
         times are what-if ranges (compare_notes.seconds_range); None otherwise."""
-        if not any(m.speedup_range for m in self.timed):
+        if not any(m.speedup_range for m in self.totalled):
             return None
         ends = []
         for side in ("before", "after"):
-            ks = [getattr(m, side) for m in self.timed]
+            ks = [getattr(m, side) for m in self.totalled]
             ends.append((sum((seconds_range(k) or (k.seconds,) * 2)[0] for k in ks),
                          sum((seconds_range(k) or (k.seconds,) * 2)[1] for k in ks)))
         return ends[0], ends[1]
@@ -189,13 +210,15 @@ class Comparison:
     def run_before_s(self) -> float:
         """The first run's whole time: every timed kernel, matched or not (review s19 r5
         F7: a kernel only in one run is outside the matched total, and can hide there)."""
-        return (sum(m.before.seconds or 0.0 for m in self.matches)
-                + sum(k.seconds or 0.0 for k in self.only_before))
+        apart = self.apart
+        return sum(k.seconds or 0.0 for k in [m.before for m in self.matches]
+                   + list(self.only_before) if id(k) not in apart)
 
     @property
     def run_after_s(self) -> float:
-        return (sum(m.after.seconds or 0.0 for m in self.matches)
-                + sum(k.seconds or 0.0 for k in self.only_after))
+        apart = self.apart
+        return sum(k.seconds or 0.0 for k in [m.after for m in self.matches]
+                   + list(self.only_after) if id(k) not in apart)
 
     def regressions(self, pct: float) -> tuple[Match, ...]:
         """Matched kernels whose time grew by more than `pct` percent, outside the noise:

@@ -17,9 +17,13 @@ PROVENANCE_COLUMNS = KERNEL_PROVENANCE_COLUMNS + ROOF_COLUMNS
 
 def provenance_cells(k, roof) -> dict:
     """The PROVENANCE_COLUMNS of a kernel's rows: a word only where the number is there
-    (no FLOP, no flop_provenance; untimed, no seconds_provenance)."""
+    (no FLOP, no flop_provenance; untimed, no seconds_provenance). roof_kind as the
+    JSON's roof.kind says it (judged_kind: one die of a package or a clock-scaled catalog
+    roof judges on derived figures)."""
+    from .roof_schema import judged_kind
+
     return {"flop_provenance": k.provenance.get("flop") if k.flop else None,
             "bytes_provenance": k.provenance.get("bytes") if k.bytes else None,
             "seconds_provenance": (k.provenance.get("seconds") if k.seconds is not None
                                    else None),
-            "roof": roof.name, "roof_kind": roof.kind}
+            "roof": roof.name, "roof_kind": judged_kind(roof)}

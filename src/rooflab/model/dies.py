@@ -101,13 +101,30 @@ def label_kind(roof) -> str:
 def kind_words(roof) -> str:
     """The roof's kind as its label says it: one die of a package (is_one_die, in memory
     or read back from a document) "derived: the package's / 2", else label_kind."""
-    if roof.kind in ("nominal", "derived") and is_one_die(roof):
-        base = roof.name.removesuffix(DIE)
-        n = next((m[1] for t in roof.notes if isinstance(t, str)
-                  and (m := re.match(re.escape(base) + r": one of its (\d+) dies", t))), None)
-        if n is not None:
-            return f"derived: the package's / {n}"
+    n = _die_of(roof)
+    if roof.kind in ("nominal", "derived") and n is not None:
+        return f"derived: the package's / {n}"
     return label_kind(roof)
+
+
+def _die_of(roof) -> int | None:
+    """The count of dies `roof` is one of (its die_note), None where it is no die of a
+    package (is_one_die)."""
+    if not is_one_die(roof):
+        return None
+    base = roof.name.removesuffix(DIE)
+    return next((int(m[1]) for t in roof.notes if isinstance(t, str)
+                 and (m := re.match(re.escape(base) + r": one of its (\d+) dies", t))), None)
+
+
+def die_words(roof) -> str:
+    """What a kernel verb notes of one die of a package judging (kernel_roof's words,
+    read back from the die's roof, as cli/inputs.resolve_on split it); "" for any other
+    roof."""
+    n = _die_of(roof)
+    if n is None or roof.kind != "nominal":
+        return ""
+    return _judged(KERNEL_WHY, roof.name.removesuffix(DIE), n).removeprefix("; ")
 
 
 def without_note(notes) -> tuple:
@@ -122,13 +139,29 @@ def recorded_roof(roof) -> tuple:
     die's roof, not the package's (review s28 R4 F2: a triad at 1.30 TB/s read 40 % of the
     MI250X's 3.28 TB/s, 79 % of its die's 1.64). `roof` itself and "" for any other roof.
     The TDP is no roof figure, so none is split."""
+    return kernel_roof(roof, "a profiler records one device")
+
+
+# why a kernel is judged on one die: the words kernel_roof and die_words give
+KERNEL_WHY = "a kernel runs on one device (one process sees one die; rocprof records one GCD)"
+
+
+def kernel_roof(roof, why: str = KERNEL_WHY) -> tuple:
+    """(roof, words) for kernels judged on `roof`: one die's roof where `roof` is a package
+    of several devices to software (a kernel runs on one of them: the MI250X's 30.9 ms
+    gate_proj at the package's 383 TFLOP/s is 61.7 ms on the die its process sees, s35 A),
+    with the words the roof line says ('; why, and ... one die's roof'); `roof` and ""
+    for any other roof. Every --on of the kernel verbs goes through here (cli/inputs.
+    resolve_on), as the profilers' (recorded_roof), so they judge alike."""
     dies = software_devices(roof)
     if dies <= 1:
         return roof, ""
-    die, _ = one_die(roof, None, dies)
-    return die, (f"; a profiler records one device, and {roof.name} is {dies} devices to "
-                 f"software: the kernels are judged against one die's roof (the package's "
-                 f"figures / {dies})")
+    return one_die(roof, None, dies)[0], _judged(why, roof.name, dies)
+
+
+def _judged(why: str, name: str, dies: int) -> str:
+    return (f"; {why}, and {name} is {dies} devices to software: the kernels are judged "
+            f"against one die's roof (the package's figures / {dies})")
 
 
 def die_query_words(query: str, name: str, dies: int) -> str:
@@ -139,4 +172,4 @@ def die_query_words(query: str, name: str, dies: int) -> str:
         return ""
     return (f"'{query}' is read as the package {name} ({dies} dies, the figures below are "
             f"its dies' together); one die (GCD), what one process sees, has 1/{dies} of "
-            f"each: `rooflab choose` and the profiler verbs (rocprof) take one die")
+            f"each: `rooflab choose`, `train` and the kernel verbs' --on take one die")

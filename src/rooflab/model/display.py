@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..sides import PCT_LINES, keep_side, pct_text
+from ..sides import pct_text
 from ..units import fmt_ai, fmt_fraction, fmt_rate, fmt_seconds, si
+from .dies import kind_words
 from .sample_spread import spread_short
 
 # an Analysis shows its longest points first, this many, then "... N more" (pandas' head
@@ -128,7 +129,7 @@ def _cost(p) -> float:
 
 
 def _point_line(p, lead: str | None = None) -> str:
-    """'decode b=1  DRAM  15 ms  AI 1  147 GFLOP/s of 320 GFLOP/s  45.8% of roof  ...';
+    """'decode b=1  DRAM  15 ms  AI 1  147 GFLOP/s of 320 GFLOP/s  46 % of roof  ...';
     untimed: 'q_proj  DRAM  floor 577 us  AI 0.999  attainable 320 GFLOP/s  ...' (a
     prediction's one number is its floor time, not three dashes). lead: what stands
     before the level (the kernel's name)."""
@@ -139,7 +140,9 @@ def _point_line(p, lead: str | None = None) -> str:
     elif p.seconds is None:
         timing = f"floor {fmt_seconds(p.floor_s)}  AI {fmt_ai(p.ai)}  attainable {rate}"
     else:
-        pct = "-" if p.percent_of_roof is None else f"{_one_decimal(p.percent_of_roof)} % of roof"
+        # % of roof as every table and page rounds it (units.fmt_pct: "46 %", "3.3 %"; the
+        # digits that keep it on its side of a class line), not one decimal of its own
+        pct = "-" if p.percent_of_roof is None else f"{pct_text(p.percent_of_roof)} of roof"
         timing = (f"{fmt_seconds(p.seconds)}  AI {fmt_ai(p.ai)}  "
                   f"{fmt_rate(p.achieved_flop_per_s, p.precision)} of {rate}  {pct}")
     lead = p.kernel if lead is None else lead
@@ -154,15 +157,6 @@ def point_text(p) -> str:
     # p.grid reads 'grid of 4 blocks x 256 threads on 24 SMs: ...' (why latency-bound)
     extra = [f"  note: {p.note}"] * bool(p.note) + [f"  {p.grid}"] * bool(p.grid)
     return "\n".join([head, *extra])
-
-
-def _one_decimal(pct: float) -> str:
-    """'45.8': a percent of roof to one decimal, with the digits that keep it on its side
-    of a class line (sides.PCT_LINES): a latency-bound 9.996 % is '9.996', not '10.0'."""
-    text = f"{pct:.1f}"
-    for line in PCT_LINES:
-        text = keep_side(pct, text, line)
-    return text
 
 
 def bandwidth_part(p) -> str:
@@ -183,7 +177,7 @@ def analysis_text(a, top: int = TOP_POINTS) -> str:
     floor time; then the order placed), "... N more (.points)", and each note once with the
     number of kernels it is about (review 18b I: 500 kernels printed 1 001 lines, one note
     per kernel)."""
-    lines = [f"Analysis on '{a.roof.name}' ({a.roof.kind}): {len(a.kernels)} kernel(s), "
+    lines = [f"Analysis on '{a.roof.name}' ({kind_words(a.roof)}): {len(a.kernels)} kernel(s), "
              f"{len(a.points)} point(s)"]
     order = sorted(range(len(a.points)), key=lambda i: (-_cost(a.points[i]), i))
     for i in order[:top]:
@@ -206,7 +200,7 @@ def llm_result_text(r) -> str:
     points = r.decode.points
     floor = sum(p.floor_s for p in points) or 1.0
     memory = sum(p.floor_s for p in points if p.bound == "memory") / floor
-    lines = [f"LLMResult: {r.config.name} on '{r.roof.name}' ({r.roof.kind})",
+    lines = [f"LLMResult: {r.config.name} on '{r.roof.name}' ({kind_words(r.roof)})",
              f"  decode  TPOT {fmt_seconds(r.tpot_s)} at batch {req.batch}, "
              f"{r.tokens_per_s:.4g} tokens/s (floor); {fmt_fraction(memory)} of it memory-bound",
              f"  prefill TTFT {fmt_seconds(r.ttft_s)}",

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from ..sides import pct_text, times_text
 from ..units import fmt_ai, fmt_fraction, fmt_rate, fmt_seconds, fmt_share, fmt_times, si
+from .dies import kind_words, label_kind
 from .display import TOP_POINTS, bandwidth_part
 
 # advice listed after the best one: the CLI's table shows one, its detail below it more
@@ -87,6 +88,7 @@ def _match_row(m) -> list[str]:
     noise = {True: "within noise", False: "outside noise"}.get(m.within_noise, "")
     if m.cannot_tell:   # a significant p the runs cannot back (review r4 F2), as the CLI says
         noise = "cannot tell (see .cannot_tell)"
+    # a signed change, as compare's table and gate notes print it (no share, no % of roof)
     return [m.name, *times, fmt_times(m.speedup), f"{m.change_pct:+.1f} %", noise]
 
 
@@ -131,7 +133,7 @@ def choice_text(ch) -> str:
                 f", with launches {fmt_seconds(ch.with_launches_s)}")
     power = ("" if ch.tdp_w is None else
              f", TDP {ch.tdp_w:g} W ({si(ch.energy_j, 'J')} at TDP)")
-    lines = [f"Choice '{ch.name}' ({ch.roof.kind}): work floor {fmt_seconds(ch.seconds)}"
+    lines = [f"Choice '{ch.name}' ({kind_words(ch.roof)}): work floor {fmt_seconds(ch.seconds)}"
              f"{launches}, binding {_binding(ch)}{power}"]
     if ch.missing:
         lines.append(f"  not viable: no math for {', '.join(ch.missing)}")
@@ -207,7 +209,7 @@ def _profile_rows(roofs) -> list[list[str]]:
         for r in roofs:
             c = next((c for c in (*r.compute, *r.memory) if c.label == label), None)
             row.append("-" if c is None else
-                       _cell(c, r.kind) + (_ridge(c, r) if c.is_compute else ""))
+                       _cell(c, label_kind(r)) + (_ridge(c, r) if c.is_compute else ""))
         rows.append(row)
     over = [fmt_seconds(r.overhead_s) if r.overhead_s is not None else "-" for r in roofs]
     if any(o != "-" for o in over):
@@ -244,8 +246,8 @@ def profile_text(p) -> str:
     roofs = p.roofs
     if not roofs:
         return "\n".join(lines + ["  no roof"])
-    lines += _aligned([["ceiling", *(r.kind for r in roofs)], *_profile_rows(roofs)])
-    lines += [f"  {r.kind} roof: '{r.name}'" for r in roofs]
+    lines += _aligned([["ceiling", *(kind_words(r) for r in roofs)], *_profile_rows(roofs)])
+    lines += [f"  {kind_words(r)} roof: '{r.name}'" for r in roofs]
     if p.extras:
         lines.append(f"  (raw measurements in .extras: {', '.join(sorted(p.extras))})")
     return "\n".join(lines)

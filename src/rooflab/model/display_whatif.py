@@ -11,6 +11,7 @@ function of the value: no IPython import.
 from __future__ import annotations
 
 from ..units import fmt_ai, fmt_seconds, fmt_times
+from .dies import kind_words
 from .display import TOP_POINTS
 
 # the assumption is one long sentence (a batch on an unsplit decode point: ~1 kB); a cell
@@ -80,8 +81,8 @@ def whatif_text(w, top: int = TOP_POINTS) -> str:
     from .retime import lower_bound
 
     before, after = w.before.roof, w.after.roof
-    where = (f"'{before.name}' ({before.kind})" if before == after else
-             f"'{before.name}' ({before.kind}) -> '{after.name}' ({after.kind})")
+    where = (f"'{before.name}' ({kind_words(before)})" if before == after else
+             f"'{before.name}' ({kind_words(before)}) -> '{after.name}' ({kind_words(after)})")
     lines = [f"WhatIf: {w.label} on {where}: {len(w.moves)} kernel(s) moved"]
     tb, ta = w.total_before_s, w.total_after_s
     if tb and ta:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..units import fmt_share
+
 # Fewer blocks than this share of the SMs: more than half the SMs idle for the whole kernel
 IDLE_SM_SHARE = 0.5
 
@@ -39,8 +41,8 @@ def few_blocks(meta: Mapping) -> tuple[int, int] | None:
 
 
 def grid_reason(meta: Mapping, blocks: int, sms: int) -> str:
-    """'grid of 4 blocks x 256 threads on 24 SMs: 17 % of SMs get a block' (the words
+    """'grid of 4 blocks x 256 threads on 24 SMs: 16.7 % of SMs get a block' (the words
     advice_compute.grid_words gives the same grid, so the position and the advice agree)."""
     threads = grid_size(meta.get("block"))
     return (f"grid of {blocks} blocks" + (f" x {threads} threads" if threads else "")
-            + f" on {sms} SMs: {100 * blocks / sms:.0f} % of SMs get a block")
+            + f" on {sms} SMs: {fmt_share(blocks / sms)} of SMs get a block")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..units import fmt_pct
 from .ceiling import Roof
 from .datasheet_note import judged_on_datasheet
 from .kernel import Kernel
@@ -46,7 +47,7 @@ def maf_note(roof: Roof, kernels: Iterable[Kernel]) -> str | None:
         if peak is None:
             continue
         got, clock = table[p]
-        said.append(f"{p} {got / 1e12:.0f} TFLOP/s ({100 * got / peak.value:.0f} % of the "
+        said.append(f"{p} {got / 1e12:.0f} TFLOP/s ({fmt_pct(100 * got / peak.value)} of the "
                     f"datasheet's {peak.value / 1e12:.0f}, at {clock / 1e6:.0f} MHz)")
     if not said:
         return None

@@ -52,6 +52,10 @@ STEP_INDEX = "step_index"
 # Number keys whose non-finite value is an error, not text: whatif --batch scales by it
 # (int(inf) was a traceback: review s23 r4 F2); other values are whatif_batch.meta_batch's.
 FINITE_KEYS = {"batch": "a whole number >= 1, the batch the kernel was counted at, e.g. 8"}
+# Number keys read as a number > 0 (`train --dp`'s communication row: whatif --precision
+# divides its bytes by grad_bytes; a text there was a traceback: review s35 D)
+POSITIVE_KEYS = {"grad_bytes": "a number > 0, the bytes per gradient element the "
+                               "communication was counted at (2 for bf16, 4 for fp32)"}
 
 
 def _words(value: object) -> str:
@@ -101,9 +105,12 @@ def _checked(meta: Mapping[str, Any], where: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in meta.items():
         checked = key in TEXT_KEYS or key in LIST_KEYS or key in NUMBER_MAPS \
-            or key == STEP_INDEX
+            or key == STEP_INDEX or key in POSITIVE_KEYS
         if value is None and checked:
             continue
+        if key in POSITIVE_KEYS and not (_number(value) and value > 0):
+            raise InputError(f"{where}: meta.{key} must be {POSITIVE_KEYS[key]}; got "
+                             f"{_words(value)}; fix it or remove the key", field=key)
         if key == STEP_INDEX:
             out[key] = step_index_value(value, where)
         elif key in FINITE_KEYS and isinstance(value, float) and not math.isfinite(value):

@@ -30,7 +30,7 @@ from .display import pretty
 from .display_whatif import whatif_text
 from .kernel import TIMING_META, Kernel
 from .opkind import is_whole_step
-from .real_traffic_basis import real_traffic_basis, real_traffic_line
+from .real_traffic_basis import real_traffic_basis
 from .retime_launch import (
     LAUNCH_RANGE_META,
     LAUNCH_SHARE_META,
@@ -39,7 +39,6 @@ from .retime_launch import (
     launch_share,
     share_written,
 )
-from .roof_schema import judged_kind
 from .sanity_ceilings import applicable_launch_s
 from .work_floor import launch_plus, work_floor, work_floor_or_none
 
@@ -352,79 +351,6 @@ def _apply(roof: Roof, kernels: Sequence[Kernel], change, names, label: str, ass
         else:
             after.append(k)
     return WhatIf(label, assumption, before, analyze(target, after), tuple(moves))
-
-
-def efficiency_basis(on_roofs: Sequence[Roof], targets: Roof | Sequence[Roof],
-                     kernels: Sequence[Kernel] = ()) -> tuple[Roof, Roof, str]:
-    """The roof each kernel's efficiency is taken against, the target roof it is applied
-    to, and a line saying which. on_roofs: what --on holds, the judging roof first (a
-    profile: measured, then nominal); targets: what --hardware holds, in the same order.
-    A fraction of a *measured* roof carried onto a *datasheet* roof assumes the target
-    reaches its datasheet peaks (review 12a #5: matmul 4096 at 100 % of a T4's measured 50
-    TFLOP/s is 77 % of its datasheet 65; on an H100's datasheet 989 that is 185 us, not the
-    144 us at 100 %), and a datasheet fraction carried onto a measured roof is pessimistic
-    by the probe's derating (review 13v F-M: catalog T4 -> the T4's own profile read 0.83x).
-    So the first pair of one kind is used, the target's judging roof first, where the --on
-    roof covers every kernel's memory levels (and an alternative target roof does too):
-    like for like; otherwise the judging roofs, and the line says the mix. The kind is the
-    one the numbers judge by (roof_schema.judged_kind): a catalog roof ncu's recorded clock
-    scaled is "derived", not the datasheet's "nominal" (s27 v2-F8)."""
-    targets = (targets,) if isinstance(targets, Roof) else tuple(targets)
-    judge, first = on_roofs[0], targets[0]
-
-    def covers(r: Roof) -> bool:
-        return bool(r.compute and r.memory) and all(
-            not k.bytes or any(r.find_memory(lv) is not None for lv in k.bytes)
-            for k in kernels)
-
-    kind = judged_kind    # ncu's clock-scaled catalog roof is "derived" (s27 v2-F8)
-    pair = next(((r, t) for t in targets if t is first or covers(t)
-                 for r in on_roofs if kind(r) == kind(t) and covers(r)), None)
-    basis, target = pair or (judge, first)
-    where = f"efficiency taken against {basis.name} ({kind(basis)})"
-    onto = f"applied to {target.name} ({kind(target)})"
-    if kind(basis) == kind(target):
-        why = ""
-        if basis is not judge:
-            why += f", the --on profile's {kind(basis)} roof rather than its {kind(judge)} one"
-        if target is not first:
-            why += (f", the --hardware profile's {kind(target)} roof rather than its "
-                    f"{kind(first)} one")
-        return basis, target, f"{where}{why}, {onto}: like for like"
-    if kind(basis) == "measured" and kind(target) == "nominal":
-        return basis, target, (
-            f"{where}, {onto}: not like for like, the "
-            f"prediction assumes {target.name} reaches the same share of its datasheet "
-            f"peaks as of {basis.name}'s measured ones (optimistic; a profile holding both "
-            f"roofs gives like for like)" + real_traffic_line(basis, target))
-    if kind(basis) == "derived" and kind(target) == "nominal":
-        # the kernels were judged at the SM clock ncu recorded (profile_checks.
-        # at_recorded_clock), the target at its listed (boost) clock
-        return basis, target, (
-            f"{where}, {onto}: not like for like, the efficiency is a share of peaks at "
-            f"the SM clock ncu recorded, carried onto {target.name}'s listed peaks (its "
-            f"boost clock){_at_boost(basis)}")
-    return basis, target, f"{where}, {onto}: not like for like"
-
-
-# the name profile_import.peaks_roof gives the roof of the peaks an .ncu-rep recorded
-_PEAKS = " (profiler peaks)"
-
-
-def _at_boost(basis: Roof) -> str:
-    """'; --on NAME@boost ...' naming an --on that takes the efficiency against listed
-    peaks: the catalog roof scaled to ncu's clock by its own name, an .ncu-rep's recorded
-    peaks by the device it names ('NVIDIA GeForce RTX 4060 Laptop GPU (profiler
-    peaks)@boost' was no --on at all; s33 C); '' for any other derived roof."""
-    from .roof_schema import SCALED
-
-    if any(n.startswith(SCALED) for n in basis.notes):
-        return f"; --on '{basis.name}@boost' takes it against the listed peaks too"
-    if basis.name.endswith(_PEAKS) and len(basis.name) > len(_PEAKS):
-        device = basis.name.removesuffix(_PEAKS)
-        return (f"; --on '{device}@boost' (its catalog entry) takes it against the listed "
-                f"peaks too")
-    return ""
 
 
 def moves_document(w: WhatIf) -> Mapping[str, object]:

@@ -5,7 +5,7 @@ last-level cache serves instead (cache-resident). Pure: no I/O.
 
 from __future__ import annotations
 
-from ..units import fmt_ai, fmt_fraction, fmt_seconds, fmt_times, si
+from ..units import fmt_ai, fmt_fraction, fmt_pct, fmt_seconds, fmt_times, si
 from .above_roof_words import cache_reuse_cause, nominal_memory
 from .ceiling import Roof
 from .element_dtype import element_bytes
@@ -273,7 +273,7 @@ def check_cache_resident(kernel: Kernel, p: Point,
     ws = working_set_of(kernel, p)
     if llc is None or not cache_resident(p, ws, llc[1] * LLC_RESIDENT_SHARE):
         return None
-    at = f" ({p.percent_of_roof:.0f} % of the DRAM roof)" if p.percent_of_roof else ""
+    at = f" ({fmt_pct(p.percent_of_roof)} of the DRAM roof)" if p.percent_of_roof else ""
     # the smallest level that holds it is the one it is served from (16 kB: L1, not L3)
     level, size = smallest_cache_holding(machine, ws) or llc
     return Finding(

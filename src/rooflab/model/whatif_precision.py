@@ -21,6 +21,7 @@ from .kernel import Kernel, converted_flop
 from .opkind import is_matrix, is_sparse, kernel_kind
 from .retime import WhatIf, _apply
 from .whatif_complex import complex_held, complex_words
+from .whatif_grads import grads_kept
 from .whatif_precision_cap import capped_roof, old_precisions
 
 # The integer parts of a CSR SpMV's bytes_split (`rooflab ai spmv`: column indices and row
@@ -132,7 +133,8 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
 
     # a name that says the old dtype is kept, marked [old->new] (dtype_names)
     taken = {k.name for k in kernels}
-    w = _apply(roof, kernels, lambda k: renamed_in_dtype(k, change(k), taken), names,
+    w = _apply(roof, kernels,
+               lambda k: renamed_in_dtype(k, grads_kept(k, change(k), size), taken), names,
                f"precision -> {new_p}" + (f" ({named_fmt})" if named_fmt else ""),
                f"every byte is element data stored in the kernel's dtype, now "
                f"{block:g} byte(s) per element ("

@@ -100,7 +100,7 @@ def _fused_cap(w: WhatIf, members: Sequence[Kernel]) -> str:
     """For a fusion: the members' work floor over their measured work (fuse's combined
     efficiency) when it is above 1, and what that does to the fused speed-up; ''
     otherwise (no fusion, untimed members, or members within their roof together)."""
-    from ..units import fmt_seconds, fmt_times
+    from ..units import fmt_pct, fmt_seconds, fmt_times
 
     new = next((n for _, n in w.moves if n.meta.get("fused")), None)
     prim = _primary(w.before)
@@ -113,7 +113,7 @@ def _fused_cap(w: WhatIf, members: Sequence[Kernel]) -> str:
     if work <= 0 or floor <= work * (1 + 1e-9):
         return ""
     measured = sum(k.seconds for k in members)
-    return (f"the fused members reach {100 * floor / work:.0f} % of their roof together "
+    return (f"the fused members reach {fmt_pct(100 * floor / work)} of their roof together "
             f"(work floor {fmt_seconds(floor)} in {fmt_seconds(work)} of measured work): the fused "
             f"kernel is taken at 100 %, so its {fmt_times(measured / new.seconds)} "
             f"({fmt_seconds(measured)} -> {fmt_seconds(new.seconds)}) is capped, not "

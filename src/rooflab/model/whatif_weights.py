@@ -9,8 +9,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from ..errors import InputError
-from ..sides import keep_side
-from ..units import GROUP_SCALED, canonical_dtype, dtype_bytes, stored_weight_bytes
+from ..units import GROUP_SCALED, canonical_dtype, dtype_bytes, fmt_share, stored_weight_bytes
 from .advice_memory import weight_share as known_weight_share
 from .ceiling import Roof
 from .dtype_names import marked_words, renamed_in_weights
@@ -96,9 +95,9 @@ def shares_words(used: Sequence[tuple[str, float, str]], most: int = 4) -> str:
         if several:
             who = (f"{names[0]}: " if len(names) == 1
                    else f"{names[0]} and {len(names) - 1} more: ")
-        # 3 figures, but 99.95 % is not '100 %' (all of the bytes): review s28 R2 F10
-        pct = keep_side(s * 100, f"{s * 100:.3g}", 100.0)
-        parts.append(f"{who}weights {pct} % of the bytes ({src})")
+        # a share of the bytes as every share prints; 99.95 % is not '100.0 %' (all of
+        # the bytes, review s28 R2 F10): share_text keeps it off 100
+        parts.append(f"{who}weights {fmt_share(s)} of the bytes ({src})")
     if len(groups) > most:
         parts.append(f"{len(groups) - most} more share(s) in --json")
     return "; ".join(parts)

@@ -154,7 +154,7 @@ def _draw_cap(ax, cap: LaunchCap, ylim: tuple[float, float]) -> None:
 
 
 def _draw_above_rings(ax, d: RooflineDisplay) -> None:
-    from .chart import above_roof
+    from .chart_words import above_roof
 
     for p in d.points:
         if above_roof(p):
@@ -236,13 +236,13 @@ def _axis_words(d: RooflineDisplay) -> str:
     # A crowded chart labels only its longest kernels (chart.LABELS_SHOWN): said under
     # the axis, so a reader does not take an unlabelled point for a stray one.
     from .axis_words import axis_title
-    from .chart import caveats, memory_ops
     from .chart_layout_texts import labelled_counts
+    from .chart_words import caveats, memory_ops
 
     longest, above = labelled_counts(d.points, d.kernels)
     # (only where some are: the usual footnote reads as before)
     ringed = f" and {above} above their roof" if above else ""
-    # ops without FLOP have no point: named here with their bytes/s (chart.memory_ops)
+    # ops without FLOP have no point: named here with their bytes/s (chart_words.memory_ops)
     ops = memory_ops(d)
     # a roof its probe calls unreliable says so on the image, not on stderr only (18c F5)
     care = caveats(d)

@@ -105,7 +105,7 @@ def above_labelled(full: list[DrawnPoint], texts: list[DrawnPoint], unlabelled: 
     largest share of the time first (review s22 r6 F2: 210 of 2 001 kernels above a
     datasheet DRAM slope were all labelled on top of `--labels 20`, and their layout took
     minutes; the warning above the chart names every one, the note counts the rest)."""
-    from .chart import above_roof  # chart's rule, as the ring's
+    from .chart_words import above_roof  # chart's rule, as the ring's
 
     over = {p.kernel for p in full if above_roof(p)}
     back = {p.kernel for p, q in zip(full, texts, strict=True)
@@ -145,7 +145,7 @@ def labelled_counts(points, kernels) -> tuple[int, int]:
     (above_labelled), so the footnote under the axis counts each as what it is (review
     s18 reread F2: 20 longest and 2 above their roof read "the 22 longest"). The second
     are the kernels above their roof that a longer kernel was left unlabelled beside."""
-    from .chart import above_roof
+    from .chart_words import above_roof
 
     weight = kernel_weights(kernels, points)
     labelled = {p.kernel for p in points if p.text}

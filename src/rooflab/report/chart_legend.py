@@ -153,7 +153,7 @@ def legend_text(words: str, width: int = LEGEND_WRAP) -> str:
 
 def _legend(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:
     """(handle, text) pairs; a side's handle is a tuple (its marker with its glyph)."""
-    from .chart import (
+    from .chart_words import (
         ABOVE_LEGEND,
         REAL_TRAFFIC_LEGEND,
         REAL_TRAFFIC_STYLE,
@@ -198,7 +198,7 @@ def _legend(d: RooflineDisplay, Line2D) -> list[tuple[object, str]]:
                                      mfc="none", mec="0.3", mew=0.8)
                               for f in (1.0, 0.25, 0.04)),
                         f"{SIZE_LEGEND} (area; 4 %, 25 %, 100 %)"))
-    elif sizes:   # one timed kernel per file: alike, and why (chart.SIZES_ALIKE)
+    elif sizes:   # one timed kernel per file: alike, and why (chart_words.SIZES_ALIKE)
         handles.append((Line2D([], [], ls="none", marker="o", ms=POINT_SIZE, mfc="none",
                                mec="0.3", mew=0.8), sizes))
     # the arrows' own entries (review s18 r5 F7: a trajectory's dashed step arrows ran

@@ -16,7 +16,7 @@ from .chart_parts import (
 )
 from .marker_size import POINT_SIZE
 
-# dashdotdot: the real-traffic DRAM ceiling (chart.REAL_TRAFFIC_STYLE), unlike any other
+# dashdotdot: the real-traffic DRAM ceiling (chart_words.REAL_TRAFFIC_STYLE), unlike any other
 _LINESTYLES = {"solid": "-", "dashed": "--", "dotted": ":",
                "dashdotdot": (0, (6, 2, 1.5, 2, 1.5, 2))}
 
@@ -77,7 +77,7 @@ def _lid_marker():
                 [Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO])
 
 
-# A point above its roof (chart.above_roof) gets a ring in Okabe-Ito vermillion, the red
+# A point above its roof (chart_words.above_roof) gets a ring in Okabe-Ito vermillion, the red
 # of the palette, this many points wider than its marker, and a legend entry: 1202 % of
 # roof printed as a plain label read as a result, not as a roof or a count gone wrong.
 ABOVE_COLOR = "#D55E00"

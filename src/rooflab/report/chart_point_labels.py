@@ -67,8 +67,8 @@ def _final_note(full, longest, points, to_draw, left: int) -> str:
     review s22 h2 F5: stderr said "the 20 longest ... 1961 drawn without a label", the
     footnote "the 19 longest ... 1962 more"). full: every label; longest: those the n
     longest kept (the rest above their roof were candidates for a label of their own)."""
-    from .chart import above_roof
     from .chart_layout_texts import labelled_counts, labelled_note
+    from .chart_words import above_roof
 
     n, above = labelled_counts(points, to_draw)
     named = len(dict.fromkeys(p.kernel for p in full if p.text))

@@ -16,7 +16,7 @@ from ..model.kernel import Kernel
 from ..model.placement import Point, primary_points
 from ..model.sanity_ceilings import applicable_launch_s
 from ..name_list import cut, named
-from ..units import fmt_ai, fmt_pct, fmt_rate, si
+from ..units import fmt_ai, fmt_pct, fmt_rate, fmt_share, si
 from .chart_batch import _alone, _Batched, _batched
 from .chart_parts import (
     COMPUTE_BOUND_COLOR,
@@ -202,8 +202,9 @@ def _drop_small(kernels: list[Kernel], shares: dict[int, float], min_share: floa
 
 
 def _pct(share: float) -> str:
-    """A share as a percent to one decimal; a speck above zero as '< 0.1 %', not 0.0 %."""
-    return "< 0.1 %" if 0 < share < 0.0005 else f"{100 * share:.1f} %"
+    """A share of the time as every share prints (units.fmt_share: '35.6 %', a speck
+    above zero two figures, '0.035 %', not '0.0 %')."""
+    return fmt_share(share)
 
 
 def _level_joins(per_kernel: Sequence[Sequence[DrawnPoint]]) -> list[Line]:
@@ -228,7 +229,7 @@ def _above_roof_notes(points: Sequence[DrawnPoint], kernels: Sequence[Kernel] = 
     correct counts, so the chart says so rather than only printing '263% of roof'.
     kernels, judges: the drawn kernels and the roof judging each (by the points'
     kernel_index), to name the ceiling each point is above."""
-    from .chart import above_roof  # chart's rule (the CLI and the HTML report read it)
+    from .chart_words import above_roof  # chart's rule (the CLI and the HTML report read it)
 
     over = [p for p in points if above_roof(p)]
     if not over:

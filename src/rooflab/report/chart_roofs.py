@@ -149,7 +149,7 @@ def _mixed_lines(mixed: Sequence[MixedRoof], shown: Sequence[Roof], level: str |
 
 
 def _roof_lines(roof: Roof, color: str, xlim: tuple[float, float]) -> list[Line]:
-    from .chart import REAL_TRAFFIC_STYLE  # chart's word (the HTML report reads it)
+    from .chart_words import REAL_TRAFFIC_STYLE  # chart's word (the HTML report reads it)
 
     x_lo, x_hi = xlim
     label = roof_label(roof)
@@ -202,7 +202,7 @@ def is_envelope(roof: Roof) -> bool:
 
 
 def _flag(c: Ceiling) -> str:
-    from .chart import FLAGGED_MARK, flagged  # chart's rule (the HTML report reads it)
+    from .chart_words import FLAGGED_MARK, flagged  # chart's rule (the HTML report reads it)
 
     return FLAGGED_MARK if flagged(c) else ""
 

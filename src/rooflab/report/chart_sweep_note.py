@@ -1,5 +1,5 @@
 """What a chart says when its measured intensity sweep rises above the ceiling drawn beside
-it (chart.caveats puts it under the axis, roofline_data in the notes)."""
+it (chart_words.caveats puts it under the axis, roofline_data in the notes)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def sweep_over_ceiling(lines, roofs: Sequence[str]) -> str:
     # over by more than the report's above-roof tolerance: the ceiling, not noise
     if peak <= top.ceiling.value * (1 + ABOVE_TOLERANCE):
         return ""
-    from .chart import FLAGGED_MARK, flagged
+    from .chart_words import FLAGGED_MARK, flagged
 
     mark = FLAGGED_MARK if flagged(top.ceiling) else ""
     return (f"the intensity sweep reaches {fmt_rate(peak, prec or None)}, "

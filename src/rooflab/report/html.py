@@ -15,8 +15,8 @@ from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis
 from ..model.diagnose import Diagnosis, diagnose
 from ..model.dies import kind_words
-from .chart import REAL_TRAFFIC_LEGEND, REAL_TRAFFIC_STYLE, caveats, memory_ops
 from .chart_parts import RooflineDisplay
+from .chart_words import REAL_TRAFFIC_LEGEND, REAL_TRAFFIC_STYLE, caveats, memory_ops
 from .html_access import TOGGLES_CSS, TOGGLES_SCRIPT
 from .html_colors import COLOR_SCHEME_META, DARK_CSS, DARK_SCRIPT, LIGHT_PANEL_CSS
 from .html_figure import chart_display, chart_left_out, figure

@@ -13,16 +13,12 @@ from ..errors import require
 from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis, Point
 from .axis_words import GENERIC, axis_title
-from .chart import (
-    ABOVE_LEGEND,
-    above_roof,
-    roofline_data,
-    size_legend,
-)
+from .chart import roofline_data
 from .chart_ceilings import MAX_CEILINGS
 from .chart_inputs import chart_subject, titled
 from .chart_marks import ABOVE_COLOR, ABOVE_EDGE_COLOR, ABOVE_EDGE_PT, ABOVE_RING_MEW, ABOVE_RING_PT
 from .chart_parts import JOIN_LEGEND, LEVEL_MARKERS, RooflineDisplay, level_color
+from .chart_words import ABOVE_LEGEND, above_roof, size_legend
 from .html_colors import PLOT_BG
 from .html_hover import hover_text
 from .html_labels import (
@@ -310,7 +306,7 @@ def _layout(axes: Axes, analysis: Analysis, title: str, named: int, drawn_points
 
 
 def above_ring_traces(go, drawn_points: dict, at: At) -> list:
-    """The PNG's ring round each point above its roof (chart.above_roof; chart_draw's
+    """The PNG's ring round each point above its roof (chart_words.above_roof; chart_draw's
     above_ring_styles): vermillion over a wider black ring, ABOVE_RING_PT wider than the
     marker, one legend entry (ABOVE_LEGEND) toggling both. Review 19c N4: the HTML drew
     a 310 %-of-roof point like any other; only the banner above named it. [] when none."""

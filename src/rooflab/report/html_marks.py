@@ -316,7 +316,7 @@ def log_dtick(log_range: tuple[float, float], px: float) -> str | None:
 
 
 def size_legend_trace(go, words: str = SIZE_LEGEND):
-    """The legend entry saying what a marker's size means (chart.size_legend's words, as
+    """The legend entry saying what a marker's size means (chart_words.size_legend's words, as
     the PNG's): a trace with no points (it draws nothing; plotly lists it in the legend
     all the same)."""
     name = (f"{SIZE_LEGEND} (area: {SIZE_MIN:g} px under 4 %, {SIZE_MAX:g} px at 100 %)"

@@ -11,16 +11,11 @@ from dataclasses import replace
 from ..model.ceiling import Roof
 from ..model.dies import kind_words, label_kind
 from ..units import fmt_rate, si
-from .chart import (
-    FLAGGED_MARK,
-    REAL_TRAFFIC_LEGEND,
-    REAL_TRAFFIC_STYLE,
-    flagged,
-)
 from .chart_layout_cost import _to_pt
 from .chart_layout_roofs import group_label, label_groups
 from .chart_marks import text_color
 from .chart_parts import COMPUTE_COLOR, PLOTLY_DASH, Line, RooflineDisplay, level_color
+from .chart_words import FLAGGED_MARK, REAL_TRAFFIC_LEGEND, REAL_TRAFFIC_STYLE, flagged
 from .html_labels import (
     CEILING_FONT_PX,
     Axes,
@@ -127,12 +122,13 @@ def _named(ln: Line) -> str:
 
 
 def _marked(c) -> str:
-    """A ceiling's label with the chart's flag (chart.FLAGGED_MARK) where its probe flagged it."""
+    """A ceiling's label with the chart's flag (chart_words.FLAGGED_MARK) where its probe
+    flagged it."""
     return c.label + (FLAGGED_MARK if flagged(c) else "")
 
 
 # The chart's line styles in plotly's words; the real-traffic DRAM ceiling's dash-dot-dot
-# (chart.REAL_TRAFFIC_STYLE) as the PNG draws it, a pattern no other line has.
+# (chart_words.REAL_TRAFFIC_STYLE) as the PNG draws it, a pattern no other line has.
 _DASH = {**PLOTLY_DASH, REAL_TRAFFIC_STYLE: "6px,2px,2px,2px,2px,2px"}
 
 

@@ -19,7 +19,7 @@ from dataclasses import replace
 from ..model.analysis import Analysis
 from ..model.diagnose import Diagnosis
 from ..model.dies import kind_words
-from ..units import fmt_ai
+from ..units import fmt_ai, fmt_share
 from .chart_parts import RooflineDisplay
 from .envelope_bound import envelope_header
 
@@ -91,7 +91,7 @@ def bounded_display(display: RooflineDisplay) -> tuple[RooflineDisplay, str]:
     names = {kernels[i].name for i in keep}
     total = sum(kernels[i].seconds or 0.0 for i in drawn)
     shown = sum(kernels[i].seconds or 0.0 for i in keep)
-    share = f", {100 * shown / total:.1f} % of the time" if total > 0 else ""
+    share = f", {fmt_share(shown / total)} of the time" if total > 0 else ""
     left = len(drawn) - len(keep)
     # the part before ';' is what the image says under its axis (chart_draw._short_dropped)
     note = (f"{left} of {len(drawn)} kernels not drawn (the {len(keep)} longest are"

@@ -14,7 +14,7 @@ from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis, Point, Unplaced
 from ..model.bandwidth_reached import bandwidth_of
 from ..model.ceiling import Roof
-from ..model.choose import count_text
+from ..model.choose import count_text, timed_total
 from ..model.diagnose import FLAG_HEADROOM, Diagnosis, diagnose
 from ..model.diagnose_distances import factor_words
 from ..model.dies import kind_words
@@ -182,7 +182,7 @@ def compute_only_words(u: Unplaced) -> str:
         return "-"
     pct = u.percent_of_peak
     return (f"{si(u.achieved_flop_per_s, 'FLOP/s')}"
-            + (f" = {pct:.3g} % of {u.compute} {si(u.peak_flop_per_s, 'FLOP/s')}"
+            + (f" = {fmt_pct(pct)} of {u.compute} {si(u.peak_flop_per_s, 'FLOP/s')}"
                if pct is not None else ""))
 
 
@@ -329,7 +329,7 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
     roof = analysis.roof
     machine = machine_for(analysis, profile)
     diags = list(diags) if diags is not None else diagnose(analysis, machine)
-    total = sum(k.seconds for k in analysis.kernels if k.seconds)
+    total = timed_total(analysis.kernels)
     lines = [f"# {md_name(title or 'Roofline report: ' + roof.name)}", ""]
     lines.append(f"Roof: **{md_name(roof.name)}** ({md_name(kind_words(roof))})"
                  + (f", source: {md_name(roof.source)}" if roof.source else "") + ".")

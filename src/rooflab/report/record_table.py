@@ -18,6 +18,7 @@ from ..model import datasheet_note as sheet
 from ..model.analysis import Analysis
 from ..model.ceiling import Roof
 from ..model.diagnose import Diagnosis
+from ..model.dies import label_kind
 from ..model.placement import held_on, point_on
 from ..units import fmt_ai, fmt_fraction, fmt_pct, fmt_rate, fmt_seconds, fmt_times, rate_unit
 from .tables import MEASURED_DERIVED, profile_notes, profile_rows
@@ -164,7 +165,7 @@ def _kernel_rows(analysis: Analysis, profile: MachineProfile, d: Diagnosis
     """A kernel's FLOP/s row and its time row (seed 004's decode FLOP/s, matmul FLOP/s and
     TPOT rows): the same kernel placed on the nominal roof gives the model's attainable and
     floor there."""
-    p, nominal, kind = d.point, profile.nominal, analysis.roof.kind
+    p, nominal, kind = d.point, profile.nominal, label_kind(analysis.roof)   # s34 G
     nom = nom_floor = None
     nom_words = "-"
     if nominal is not None:

@@ -5,7 +5,7 @@ float ceiling's ridge against each cache level).
 `profile_rows` gives the numbers and `profile_table` a rich Table (`profile_notes` the notes
 under it); only the CLI prints them. The measured column is the ceiling's
 value (the best sample for probes); IQR is the interquartile range of its samples relative
-to their median, "!" when the ceiling carries a warning or its samples vary (_flagged,
+to their median, "!" when the ceiling carries a warning or its samples vary (flagged,
 measured or derived alike); n counts the samples of the one
 point the value comes from (SAMPLES_NOTE says so under the table). A nominal that is
 derived (a CPU's cores x clock x lanes x FMA pipes x 2) carries DERIVED_MARK, explained
@@ -61,8 +61,8 @@ class ProfileRow:
             measured = f"{measured} {MEASURED_DERIVED}"
         return (self.quantity, fmt(self.nominal), measured,
                 fmt_fraction(self.ratio),
-                fmt_fraction(self.spread, 1) + (" !" if self.warning and self.spread is not None
-                                                 else ""),
+                fmt_fraction(self.spread, 1) + (" !" if self.warning and (
+                    self.spread is not None or self.unit == "FLOP/B") else ""),
                 str(self.samples) if self.samples else "-")
 
 
@@ -89,16 +89,23 @@ def _iqr(c: Ceiling | None) -> float | None:
     return summarize(c.samples).iqr_rel
 
 
-def _flagged(c: Ceiling | None) -> bool:
+def flagged(c: Ceiling | None) -> bool:
     """Whether a row carries the '!': its ceiling has a warning, or its samples vary by the
     probe's rule (samples_vary) though none was written: a derived ceiling or a sweep
     plateau from a profile written before session 34 (DRAM (triad) at IQR 25 %, no '!')."""
     return c is not None and bool(c.warnings or samples_vary("", c.samples))
 
 
+def ridge_flagged(compute: Ceiling | None, memory: Ceiling | None) -> bool:
+    """Whether a ridge compute / memory carries the '!': it divides the two, so it is as
+    noisy as either (flagged). The one rule for the probe's record table (_ridge_row) and
+    `specs show`'s ridge cells of a profile (cli/specs_tables)."""
+    return flagged(compute) or flagged(memory)
+
+
 def _row(quantity: str, unit: str, nom: Ceiling | None, meas: Ceiling | None) -> ProfileRow:
     return ProfileRow(quantity, unit, nom.value if nom else None, meas.value if meas else None,
-                      _iqr(meas), len(meas.samples) if meas else 0, _flagged(meas),
+                      _iqr(meas), len(meas.samples) if meas else 0, flagged(meas),
                       derived=nom is not None and nom.provenance == "derived",
                       derived_method=(meas.method or "derived") if meas is not None
                       and meas.provenance == "derived" else "")
@@ -109,6 +116,21 @@ def _ridge(roof: Roof | None, prec: str, unit: str | None, level: str) -> float 
         return None
     c, m = roof.find_compute(prec, unit), roof.find_memory(level)
     return c.value / m.value if c and m else None
+
+
+def _ridge_row(quantity: str, nom: Roof | None, meas: Roof | None, prec: str,
+               unit: str | None, level: str) -> ProfileRow | None:
+    """A ridge row, P / B on each roof (None where neither has both). The measured ridge
+    divides two measured ceilings, so it is as noisy as either: it carries the '!' where
+    its peak or its bandwidth does (flagged), with '-' for its own IQR (RIDGE_MARK_NOTE
+    under the table says so). The one place ridge rows are built (probe, demo, comm
+    probe; the report's record table takes its rows from here)."""
+    pair = _ridge(nom, prec, unit, level), _ridge(meas, prec, unit, level)
+    if pair == (None, None):
+        return None
+    noisy = pair[1] is not None and ridge_flagged(meas.find_compute(prec, unit),
+                                                  meas.find_memory(level))
+    return ProfileRow(quantity, "FLOP/B", *pair, warning=noisy)
 
 
 def profile_rows(profile: MachineProfile) -> list[ProfileRow]:
@@ -128,10 +150,10 @@ def profile_rows(profile: MachineProfile) -> list[ProfileRow]:
     shared = {p for p, _ in keys if sum(q == p for q, _ in keys) > 1}
     for level in levels:
         for prec, unit in keys:
-            pair = _ridge(nom, prec, unit, level), _ridge(meas, prec, unit, level)
-            if pair != (None, None):
-                name = f"{prec} {unit}" if prec in shared and unit else prec
-                rows.append(ProfileRow(f"ridge {name} / {level}", "FLOP/B", *pair))
+            name = f"{prec} {unit}" if prec in shared and unit else prec
+            row = _ridge_row(f"ridge {name} / {level}", nom, meas, prec, unit, level)
+            if row is not None:
+                rows.append(row)
     rows += _cache_ridges(nom, meas, shared)
     if any(r.overhead_s for r in roofs):
         rows.append(ProfileRow("overhead floor", "s", nom.overhead_s if nom else None,
@@ -172,9 +194,9 @@ def _cache_ridges(nom: Roof | None, meas: Roof | None, shared: set[str]) -> list
     rows = []
     for level in (lv for lv in LEVEL_ORDER[:3]
                   if any(r is not None and r.find_memory(lv) for r in (nom, meas))):
-        pair = _ridge(nom, prec, unit, level), _ridge(meas, prec, unit, level)
-        if pair != (None, None):
-            rows.append(ProfileRow(f"ridge {name} / {level}", "FLOP/B", *pair))
+        row = _ridge_row(f"ridge {name} / {level}", nom, meas, prec, unit, level)
+        if row is not None:
+            rows.append(row)
     return rows
 
 
@@ -288,6 +310,20 @@ def samples_note(profile: MachineProfile) -> str | None:
     return None
 
 
+# the legend line under a table with a marked ridge row (_ridge_row)
+RIDGE_MARK_NOTE = ("!: a measured ceiling whose samples vary over 5 % or that carries a "
+                   "warning; a ridge marked ! divides a marked peak or bandwidth and inherits "
+                   "its spread: read it no surer than they are")
+
+
+def ridge_mark_note(profile: MachineProfile) -> str | None:
+    """RIDGE_MARK_NOTE where a ridge row carries the '!' (a measured ridge of a noisy
+    ceiling), else None."""
+    if any(r.unit == "FLOP/B" and r.warning for r in profile_rows(profile)):
+        return RIDGE_MARK_NOTE
+    return None
+
+
 def profile_table(profile: MachineProfile, title: str | None = None):
     """A rich Table: nominal, measured, measured/nominal and ridge per precision; under it
     the roofs' names, what a derived nominal is (derived_note), for measured
@@ -297,7 +333,8 @@ def profile_table(profile: MachineProfile, title: str | None = None):
     nom, meas = profile.nominal, profile.measured
     caption = " | ".join(f"{k}: {r.name}" for k, r in (("nominal", nom), ("measured", meas))
                          if r is not None)
-    for note in (derived_note(profile), byte_model_note(profile), samples_note(profile)):
+    for note in (derived_note(profile), byte_model_note(profile), samples_note(profile),
+                 ridge_mark_note(profile)):
         if note:
             caption = f"{caption}\n{note}" if caption else note
     from rich.markup import escape

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from ..model.analysis import Analysis
 from ..model.ceiling import Roof
-from ..model.choose import count_text
+from ..model.choose import count_text, timed_total
 from ..model.diagnose import Diagnosis
 from ..model.diagnose_distances import factor_words
 from ..model.machine import machine_of
@@ -254,7 +254,7 @@ def terminal_summary(analysis: Analysis, diagnoses: Sequence[Diagnosis], top: in
     parts: list = [head]
     if source:
         parts.append(Text(source, style="dim"))
-    total = sum(k.seconds for k in analysis.kernels if k.seconds)
+    total = timed_total(analysis.kernels)
     flagged = sum(1 for d in diagnoses if d.flagged)
     timed = sum(1 for k in analysis.kernels if k.seconds)
     # a what-if file's kernels (`rooflab whatif -o w.json`) carry predicted times

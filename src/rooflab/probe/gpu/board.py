@@ -11,6 +11,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ...units import fmt_pct
+
 # Where a board names itself: the device tree's model string, NUL-terminated ("NVIDIA
 # Jetson AGX Orin Developer Kit"). On a Jetson torch names the GPU just "Orin" for every
 # Orin module; this string tells them apart. Absent on x86 (no device tree).
@@ -159,7 +161,7 @@ def power_mode_note(mode: dict[str, Any] | None, nominal_mhz: float | None) -> s
     parts = []
     cap = mode.get("gpu_max_freq_mhz")
     if cap and nominal_mhz and cap < nominal_mhz:
-        parts.append(f"caps the GPU at {cap:g} MHz, {100 * cap / nominal_mhz:.0f} % of the "
+        parts.append(f"caps the GPU at {cap:g} MHz, {fmt_pct(100 * cap / nominal_mhz)} of the "
                      f"{nominal_mhz:g} MHz the nominal roof assumes: compute peaks scale "
                      f"with the clock")
     mask = mode.get("tpc_pg_mask")

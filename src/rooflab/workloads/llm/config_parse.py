@@ -265,7 +265,7 @@ def parse_config(d: dict[str, Any], name: str = "model", where: str | None = Non
     return ModelConfig(
         name=name, model_type=model_type or "llama", hidden=hidden, layers=layers, heads=heads,
         kv_heads=kv_heads, head_dim=head_dim, intermediate=intermediate, vocab=vocab,
-        max_positions=aliased_int(d, "max_position_embeddings", where),
+        max_positions=_max_positions(d, model_type, where),
         tied_embeddings=bool(tied) if tied is not None else model_type in TIED_BY_DEFAULT,
         gated_mlp=not gpt2_like,
         norm="layernorm" if model_type in LAYERNORM else "rmsnorm",
@@ -339,6 +339,18 @@ def _language_model(d: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
             text[key] = d[key]
     return text, wrapper
 
+
+
+def _max_positions(d: dict[str, Any], model_type: str, where: str) -> int | None:
+    """The position table's rows; required where the positions are learned (GPT-2, OPT):
+    the table is weights the embedding reads (a GPT-2 config with n_positions null was a
+    TypeError in kernel_ops.embedding; review s35 D)."""
+    n = aliased_int(d, "max_position_embeddings", where)
+    if n is None and model_type in LEARNED_POSITIONS:
+        raise InputError(f"{where}: missing field n_positions (or max_position_embeddings): "
+                         f"a {model_type} model learns a position table, whose rows it "
+                         f"needs (1024 in GPT-2's config.json)", field="n_positions")
+    return n
 
 
 def _mlp_width(d: dict[str, Any], hidden: int, gpt2_like: bool, where: str) -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...units import dtype_bytes, si
+from ...units import dtype_bytes, fmt_share, si
 from .footprint import absorbed_copy_bytes
 from .model_config import ModelConfig
 from .params import (
@@ -158,8 +158,8 @@ class ModelWeights:
 
 
 def _pct(share: float) -> str:
-    """Two figures, whole percents from 10 % up (79 %, 2.9 %)."""
-    return f"{100 * share:.0f} %" if share >= 0.095 else f"{100 * share:.2g} %"
+    """A share of the layer's bytes as every share prints (units.fmt_share: 79.4 %, 2.9 %)."""
+    return fmt_share(share)
 
 
 def _matrix_bytes(s: Settings) -> Any:

@@ -34,9 +34,11 @@ from .params import count_params
 from .settings import Settings
 from .timing import StepTiming, fallback_notes
 from .train_clip import grad_pass_meta, grad_passes
+from .train_dies import rank_roof
 from .train_loss import FUSED_BWD, LOSSES, fuse_loss, fused_meta
 from .train_ops import as_training as _as_training
 from .train_ops import backward, loss, op_count, recomputed
+from .train_peak import with_peak
 
 RECOMPUTE = ("none", "selective", "full")
 # bf16, fp16: mixed precision (16-bit weights, gradients and activations, fp32 optimizer
@@ -256,13 +258,17 @@ def build_train_step(cfg: ModelConfig, setup: TrainSetup) -> TrainStep:
                       "model"))
     rec = [StepOp(recomputed(o.op), o.calls, o.scope) for o in fwd
            if _recomputed(o, setup)]
-    bwd = [StepOp(b, o.calls, o.scope) for o in reversed(fwd) for b in backward(o.op)]
+    # --grad-dtype: the dW the backward writes, the optimizer's read of it and the passes
+    # over it move the gradients' bytes (fp32 main_grad under bf16: 4 B, not 2)
+    g = setup.grad_width / setup.width
+    bwd = [StepOp(b, o.calls, o.scope) for o in reversed(fwd) for b in backward(o.op, g)]
     if setup.loss == "fused":    # Liger's chunked lm_head + cross-entropy (train_loss)
         fwd, bwd = fuse_loss(fwd, bwd, setup.width)
     params = count_params(cfg).total
     if setup.zero >= 1:      # ZeRO-1..3: each device steps its 1/N shard (padded up)
         params = -(-params // setup.dp)
     _, moved, flop, _ = setup.optimizer_spec()
+    moved += setup.grad_width - setup.width     # the spec reads the gradient at width
     # a streaming element-wise pass over every parameter: report's lever table knows the
     # kind (fusion, multi-tensor apply), as it knows no "optimizer"
     opt = op_count(f"optimizer.{setup.optimizer}", "elementwise", flop * params,
@@ -271,7 +277,7 @@ def build_train_step(cfg: ModelConfig, setup: TrainSetup) -> TrainStep:
     n = setup.accumulate      # forward + backward per micro-batch, the optimizer once
     fwd, rec, bwd = ([StepOp(o.op, o.calls * n, o.scope) for o in part]
                      for part in (fwd, rec, bwd))
-    grads = grad_passes(params, setup.width, setup.dtype, setup.clip_grad)
+    grads = grad_passes(params, setup.grad_width, setup.dtype, setup.clip_grad)
     return TrainStep(tuple(fwd), tuple(rec), tuple(bwd), grads + (StepOp(opt, 1, "model"),))
 
 
@@ -389,7 +395,8 @@ OPTIMIZER_HELD = "the optimizer's master weights and state stay fp32 under mixed
 
 # The dW kernels' mark (meta weight_gradient): `whatif --quantize` leaves the gradients
 # they write at the training dtype (review s27 v3-F7: int4 dW writes were counted).
-WEIGHT_GRADIENT = "writes the weight gradient (its `weights` bytes) at the training dtype"
+WEIGHT_GRADIENT = ("writes the weight gradient (its `weights` bytes) at the gradients' dtype "
+                   "(--grad-dtype's, else the training dtype)")
 
 
 def _timed(step: Step, ts: TrainStep, roof, setup: TrainSetup) -> StepTiming:
@@ -412,6 +419,7 @@ def _timed(step: Step, ts: TrainStep, roof, setup: TrainSetup) -> StepTiming:
                                      or k.meta.get("op") == "embedding"):
             # its `weights` bytes are the dW it writes (fused: scales), not weights it reads
             meta["weight_gradient"] = WEIGHT_GRADIENT
+            meta["grad_bytes"] = setup.grad_width   # whatif --precision keeps it (whatif_grads)
         meta.update(fused_meta(k.name))     # --loss fused: whatif --quantize leaves it
         kernels.append(k.with_(meta=meta))
     return StepTiming(step=step, analysis=analyze(roof, kernels, levels=("DRAM",)))
@@ -419,6 +427,7 @@ def _timed(step: Step, ts: TrainStep, roof, setup: TrainSetup) -> StepTiming:
 
 def run_train(cfg: ModelConfig, roof, setup: TrainSetup) -> TrainResult:
     """The step's kernels on the roof, with MFU's and HFU's numerators."""
+    roof, setup = rank_roof(cfg, roof, setup)   # an MI250X: one rank's, on one die
     ts = build_train_step(cfg, setup)
     step = Step(phase="train", batch=setup.batch, q_len=setup.seq, context=setup.seq,
                 ops=ts.ops, layers=cfg.layers, weight_dtype=setup.storage)
@@ -428,22 +437,10 @@ def run_train(cfg: ModelConfig, roof, setup: TrainSetup) -> TrainResult:
     # fp32: the fp32 tensor ceiling where the roof has one (MI300X's matrix cores), else
     # fp32 vector (the matmuls' own, TF32 off); tf32: the TF32 tensor ceiling
     peak, peak_note = roof.compute_for(setup.dtype, "tensor")
-    notes = _with_peak(fallback_notes(timing), peak_note)
+    notes = with_peak(fallback_notes(timing), peak_note)
     # MFU per device: 1/tp of the model FLOPs (each device runs 1/tp of every matmul)
     return TrainResult(cfg, setup, ts, timing,
                        (per_token + attn) * setup.step_tokens / setup.tp,
                        sum(o.flop for o in ts.recompute) + flash_redo, n, peak.value,
                        peak.label, notes)
 
-
-def _with_peak(notes: tuple[str, ...], peak_note: str) -> tuple[str, ...]:
-    """The kernels' stand-in notes and the MFU peak's, said once: where the matmuls fell
-    back to the same ceiling ("has no bf16 ceiling; using fp32 vector ... (for q_proj,
-    ...)") their note names the peak too, else the peak's note stands alone."""
-    if not peak_note:
-        return notes
-    head = f"{peak_note} (for "
-    if any(n.startswith(head) for n in notes):
-        return tuple(n[:-1] + "; and MFU's peak)" if n.startswith(head) else n
-                     for n in notes)
-    return notes + (f"{peak_note} (MFU's peak)",)

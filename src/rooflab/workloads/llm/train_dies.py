@@ -38,6 +38,29 @@ def per_rank(roof, dp: int, tp: int) -> tuple[object, int, int, int]:
     return (die, dies, *rank_counts(dp, tp, dies))
 
 
+def rank_roof(cfg, roof, setup):
+    """(the roof one rank runs on, the setup in ranks) for `run_train(cfg, roof, setup)`
+    from Python: given the package's roof (`load_roof("MI250X")`) with a setup in packages
+    (dies 1, as TrainSetup(dp=4) reads) the step was timed on the package's 383 TFLOP/s as
+    one device of --dp 4, where `rooflab train --on MI250X --dp 4` times one die's 191.5
+    over 8 ranks (s35 A): both are split here as per_rank splits them for the CLI; a setup
+    already in ranks (dies as the package's) keeps its counts, the roof split; one die's
+    roof, or any other device's, as given."""
+    from dataclasses import replace
+
+    from ...model.dies import one_die, software_devices
+
+    dies = software_devices(roof)
+    if dies <= 1:
+        return roof, setup
+    if setup.dies == dies:
+        return one_die(roof, None, dies)[0], setup
+    die, dies, dp, tp = per_rank(roof, setup.dp, setup.tp)
+    ranks = replace(setup, dp=dp, tp=tp, dies=dies)
+    check_rank_tp(cfg, ranks)
+    return die, ranks
+
+
 def rank_counts(dp: int, tp: int, dies: int) -> tuple[int, int]:
     """(data-parallel ranks, tensor-parallel ranks) for --dp dp and --tp tp given in
     packages of `dies` dies: --tp's group is every die of its packages, else --dp's ring

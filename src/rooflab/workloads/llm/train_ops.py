@@ -7,7 +7,8 @@ Backward rules (said once; docs/train.md):
     forward's shape: 2x its FLOP; each reads one saved operand and dY and writes one
     gradient, so together 2x the forward's bytes. A linear's are two rows, `.bwd_dx`
     (reads W and dY, writes dX) and `.bwd_dw` (reads the saved X and dY, writes dW at the
-    weights' width, in the `weights` bytes: it does not grow with the batch).
+    gradients' width, --grad-dtype's else the weights', in the `weights` bytes: it does
+    not grow with the batch).
   * flash attention's backward is FlashAttention-2's (Dao 2023, Algorithm 2): five
     matmuls to the forward's two, the scores S = Q K^T recomputed from Q, K and the saved
     logsumexp: 2.5x the forward FLOP; it reads Q, K, V, O, dO and the logsumexp and writes
@@ -15,13 +16,14 @@ Backward rules (said once; docs/train.md):
   * naive attention's two matmuls follow the matmul rule; its softmax's backward reads
     P and dP and writes dS (1.5x the forward's bytes).
   * norms: read x, dy (and gamma), write dx (and dgamma): 1.5x the forward's activation
-    bytes, 2x its weight bytes; 2x its FLOP (an assumption: these kernels are memory-bound).
+    bytes, 2x its weight bytes (dgamma's at the gradients' width); 2x its FLOP (an
+    assumption: these kernels are memory-bound).
   * element-wise: RoPE's backward is the inverse rotation and the residual add's the sum
     of the two branches' gradients (the forward's bytes and FLOP); an activation of k
     inputs reads dY and its k saved inputs and writes k gradients ((2k+1)/(k+1) x the
     forward's bytes), 2x its FLOP.
   * the embedding's backward scatter-adds dY into the gathered rows of the table's
-    gradient (read and written: 2x the forward's weight bytes).
+    gradient (read and written: 2x the forward's weight bytes, at the gradients' width).
 """
 
 from __future__ import annotations
@@ -71,13 +73,16 @@ def recomputed(op: OpCount) -> OpCount:
                     op.unit, op.shape)
 
 
-def backward(op: OpCount) -> tuple[OpCount, ...]:
+def backward(op: OpCount, grad_scale: float = 1.0) -> tuple[OpCount, ...]:
     """The backward kernels of one (training) forward kernel, by the module docstring's
-    rules; () for one without a backward."""
+    rules; () for one without a backward. `grad_scale`: bytes per weight-gradient element
+    over the weights' (--grad-dtype fp32 under bf16: 2): the dW a linear, a norm or the
+    embedding writes is held at the gradients' type (Megatron-LM accumulates it into its
+    fp32 main_grad), while the weights they read stay at theirs."""
     kind = op.op
     split = op.bytes_split
     if kind == "linear":
-        return _linear_backward(op)
+        return _linear_backward(op, grad_scale)
     if kind == "attention":        # flash (the naive path's kinds follow)
         lse = _lse_bytes(op) if op.shape.get("flash") else 0.0
         acts = 2 * (split.get("activations", 0.0) - lse) + lse
@@ -89,14 +94,15 @@ def backward(op: OpCount) -> tuple[OpCount, ...]:
     if kind in ("rmsnorm", "layernorm"):
         return (_bwd(op, ".bwd", 2 * op.flop,
                      {"activations": 1.5 * split.get("activations", 0.0),
-                      "weights": 2 * split.get("weights", 0.0)}),)
+                      "weights": (1 + grad_scale) * split.get("weights", 0.0)}),)
     if kind in ("add", "rope"):
         return (_bwd(op, ".bwd", op.flop, split),)
     if kind == "embedding":
         sh = op.shape
         flop = sh["tokens"] * sh["hidden"] * (2 if "max_positions" in sh else 1)
         return (_bwd(op, ".bwd", flop, {"activations": split.get("activations", 0.0),
-                                        "weights": 2 * split.get("weights", 0.0)}),)
+                                        "weights": 2 * grad_scale
+                                        * split.get("weights", 0.0)}),)
     if kind == "loss":
         sh = op.shape
         logits = sh["tokens"] * sh["vocab"]
@@ -106,16 +112,17 @@ def backward(op: OpCount) -> tuple[OpCount, ...]:
     return (_bwd(op, ".bwd", 2 * op.flop, _scaled(split, (2 * k + 1) / (k + 1))),)
 
 
-def _linear_backward(op: OpCount) -> tuple[OpCount, OpCount]:
+def _linear_backward(op: OpCount, grad_scale: float = 1.0) -> tuple[OpCount, OpCount]:
     """dX reads W and dY and writes dX; dW reads X and dY and writes dW (and the bias
     gradient, the sum of dY over the rows): each moves the forward's bytes, at one width
-    (training runs X, Y and W at --dtype)."""
+    (training runs X, Y and W at --dtype), dW's at the gradients' (x grad_scale)."""
     sh, split = op.shape, op.bytes_split
     mm = 2.0 * sh["m"] * sh["k"] * sh["n"]
     bias = op.flop - mm                 # m x n: the bias add forward, its sum backward
-    parts = {"weights": split.get("weights", 0.0),
-             "activations": split.get("activations", 0.0)}
-    return _bwd(op, ".bwd_dx", mm, parts), _bwd(op, ".bwd_dw", mm + bias, parts)
+    acts, weights = split.get("activations", 0.0), split.get("weights", 0.0)
+    return (_bwd(op, ".bwd_dx", mm, {"weights": weights, "activations": acts}),
+            _bwd(op, ".bwd_dw", mm + bias, {"weights": grad_scale * weights,
+                                            "activations": acts}))
 
 
 def _bwd(op: OpCount, suffix: str, flop: float, split: Mapping[str, float]) -> OpCount:

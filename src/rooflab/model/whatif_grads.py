@@ -1,0 +1,56 @@
+"""`rooflab whatif --precision` on a training step's weight-gradient writes (`rooflab
+train`: meta weight_gradient, the `.bwd_dw` rows, the embedding's backward, the fused
+loss): their `weights` bytes are gradients, not the math's operands, so they do not take
+the math's new element size. Gradients held at --grad-dtype apart from the training dtype
+(meta grad_bytes differs from the storage's: fp32 main_grad under bf16, Megatron-LM) stay
+at it whatever the math runs at; gradients at the training dtype follow it, but never
+below 2 B (fp8 and fp4 recipes keep bf16 weight gradients: whatif_precision's
+comm_in_precision, the collective's rule). Pure: no I/O."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..units import dtype_bytes
+from .element_dtype import stored_dtype
+from .kernel import Kernel
+
+
+def grad_width(k: Kernel) -> tuple[float, float] | None:
+    """(bytes per gradient element k writes, its storage's) for a weight-gradient kernel
+    with a bytes_split, None for any other: meta grad_bytes, else the storage's (a file
+    from before train wrote it: its gradients at the training dtype)."""
+    split = k.meta.get("bytes_split")
+    if not k.meta.get("weight_gradient") or not isinstance(split, Mapping) \
+            or not isinstance(split.get("weights"), (int, float)):
+        return None
+    named = k.meta.get("weight_dtype") or stored_dtype(k) or k.precision
+    try:
+        storage = float(dtype_bytes(str(named)))
+    except (KeyError, ValueError):
+        return None
+    got = k.meta.get("grad_bytes")
+    ok = isinstance(got, (int, float)) and not isinstance(got, bool) and got > 0
+    return (float(got) if ok else storage), storage
+
+
+def grads_kept(old: Kernel, new: Kernel, size: float) -> Kernel:
+    """`new` (old under --precision of `size` bytes an element) with old's gradient bytes
+    at the width the module docstring gives them: --grad-dtype's where held apart, else
+    max(size, 2); old's other parts as `new` has them. `new` itself for other kernels."""
+    widths = grad_width(old)
+    split = new.meta.get("bytes_split")
+    if widths is None or not isinstance(split, Mapping) \
+            or not isinstance(split.get("weights"), (int, float)):
+        return new
+    grad, storage = widths
+    to = grad if grad != storage else max(float(size), 2.0)
+    want = old.meta["bytes_split"]["weights"] * to / grad
+    delta = want - split["weights"]
+    total = sum(new.bytes.values())
+    if not delta or total <= 0:
+        return new
+    # the gradient's bytes on each level in its share of the kernel's (one: DRAM)
+    return new.with_(bytes={lv: b + delta * b / total for lv, b in new.bytes.items()},
+                     meta={**new.meta, "bytes_split": {**split, "weights": want},
+                           "grad_bytes": to})
