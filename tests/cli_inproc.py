@@ -34,3 +34,11 @@ def one_line_error(capsys, argv) -> str:
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and "\n" not in err and "Traceback" not in err
     return err
+
+
+def quiet_out(args: list[str]) -> str:
+    """What `rooflab ARGS` prints on stdout (in this process), asserting exit 0; its notes
+    on stderr are dropped."""
+    done = run_cli(*args)
+    assert done.returncode == 0, done.stderr
+    return done.stdout

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from IPython.lib.pretty import pretty
+from notebook_display import pretty
 
 from rooflab.cli.main import main
 from rooflab.cli.specs_tables import FileRoof, compare_rows

@@ -20,21 +20,12 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from rooflab.cli.main import main
+from cli_inproc import quiet_out as _quiet
 
 COMMON = ["--batch", "1", "--seq", "4096", "--dp", "4", "--zero", "1"]
 H100 = "NVIDIA H100 SXM"
 
 
-def _quiet(args: list[str]) -> str:
-    import contextlib
-    import io
-
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        assert main(args) == 0
-    return out.getvalue()
 
 
 @pytest.fixture(scope="module")

@@ -23,22 +23,14 @@ llama-2-7b on H100, --batch 1 --seq 4096 (4096 tokens), 32 layers, bf16 training
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 
 import pytest
-
-from rooflab.cli.main import main
+from cli_inproc import quiet_out as _quiet
 
 BASE = ["train", "llama-2-7b", "--on", "H100", "--batch", "1", "--seq", "4096"]
 
 
-def _quiet(args: list[str]) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        assert main(args) == 0
-    return out.getvalue()
 
 
 @pytest.fixture(scope="module")

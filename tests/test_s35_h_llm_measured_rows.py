@@ -11,24 +11,16 @@ and measured_s the time given: 0.009 s (--tpot-ms 9) and 0.12 s (--ttft-ms 120).
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import io
 import json
 
 import pytest
-
-from rooflab.cli.main import main
+from cli_inproc import quiet_out as _quiet
 
 RUN = ["llm", "deepseek-v2-lite", "--on", "H100", "--ttft-ms", "120", "--tpot-ms", "9"]
 PREFILL, DECODE = "prefill b=1 x 512 (measured)", "decode step b=1 (measured)"
 
 
-def _quiet(args: list[str]) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        assert main(args) == 0
-    return out.getvalue()
 
 
 @pytest.fixture(scope="module")

@@ -19,23 +19,15 @@ llama-2-7b, --batch 1 --seq 4096, bf16, AdamW, P = 6,738,415,616 parameters.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 
 import pytest
-
-from rooflab.cli.main import main
+from cli_inproc import quiet_out as _quiet
 
 BASE = ["llama-2-7b", "--batch", "1", "--seq", "4096"]
 ZERO = ["--dp", "4", "--zero", "1"]
 
 
-def _quiet(args: list[str]) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        assert main(args) == 0
-    return out.getvalue()
 
 
 @pytest.fixture(scope="module")
