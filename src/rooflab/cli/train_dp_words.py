@@ -228,7 +228,10 @@ def dp_dict(r) -> dict:
             "collectives": [{"name": c.name, "kind": c.kind, "bytes": c.nbytes,
                              "calls": c.calls, "seconds_each": c.seconds,
                              "sent_bytes_each": c.sent, "overlap_window_s": c.window_s,
-                             "exposed_s_each": c.exposed_s(dp.overlap)}
+                             "exposed_s_each": c.exposed_s(dp.overlap),
+                             # the embedding's gradient bucket, reduced after the backward
+                             "last_bucket_bytes": c.last_bytes,
+                             "last_bucket_s_each": c.last_s}
                             for c in dp.collectives],
             "source": f"{ZERO_SOURCE}; {DDP_SOURCE}"}
 
@@ -240,7 +243,7 @@ def add_dp_kernel(data: dict, r) -> None:
     row carries its whole time as floor_s and the exposed part apart."""
     dp = r.dp
     add_comm_kernel(data, link_roof(r.timing.analysis.roof, dp.link),
-                    comm_kernel(dp, r.setup.batch), dp, exposed_s=dp.exposed_s)
+                    comm_kernel(dp, r.setup.batch, r.setup.storage), dp, exposed_s=dp.exposed_s)
 
 
 def add_comm_kernel(data: dict, roof, k, group, exposed_s: float) -> None:
@@ -330,10 +333,17 @@ def dp_notes(setup) -> tuple[str, ...]:
             f"the collectives run on a ring (NCCL switches to trees at scale, so the "
             f"latency term is pessimistic there)",
             *clip_words(setup),
-            "under overlap each 25 MB bucket is taken as ready after an equal share of the "
-            "backward; the embedding table's gradient, ready last, is not modelled apart "
-            "(its all-reduce, if larger than a bucket, can leave more exposed)",
+            *bucket_words(setup),
             *grad_words(setup))
+
+
+def bucket_words(setup) -> tuple[str, ...]:
+    """How the overlap is timed: equal-share buckets, and the embedding's gradient bucket,
+    ready only when the backward ends (train_dp's docstring), after it."""
+    return ("under overlap each 25 MB gradient bucket is taken as ready after an equal "
+            "share of the backward, except the input embedding's gradient (written by the "
+            "backward's last kernel, embedding.bwd; a tied lm_head's too): over 25 MB it "
+            "is a bucket of its own, reduced after the backward ends, all of it exposed",)
 
 
 def grad_words(setup) -> tuple[str, ...]:

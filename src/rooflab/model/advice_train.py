@@ -96,7 +96,8 @@ def comm_advice(p: Point, e: Efficiency, kernel: Kernel) -> list[Advice]:
             f"each bucket ready after an equal share of the backward, the buckets queued on "
             f"the link; at least the last bucket stays exposed (smaller buckets shrink that "
             f"tail, larger ones pay fewer per-collective latencies, which the catalog link "
-            f"does not carry); {link}"))
+            f"does not carry), and the embedding's gradient over 25 MB, written by the "
+            f"backward's last kernel, is a bucket of its own after it; {link}"))
     out += _stage_moves(p, e, meta, comm, link)
     if meta.get("grad_bytes") == 4:
         out.append(_scaled(

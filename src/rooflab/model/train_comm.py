@@ -6,8 +6,10 @@ train` adds them (s29 gA: summed whole, the rows read 256 ms for train's 230 ms 
 
 The overlap is workloads/llm/train_dp.py's (PyTorch DDP's 25 MB buckets, Li et al. 2020):
 a collective of T seconds over B buckets, each bucket ready after an equal share of its
-window W of compute, leaves bucket_exposed_s(T, W, B) exposed; one with no window (the
-all-gather after the optimizer step) all of T. The row's meta lists its collectives
+window W of compute, leaves bucket_exposed_s(T, W, B) exposed, and the gradients' bucket
+ready only when the backward ends (the embedding's, last_bucket_s_each of T) all of its
+time after it; one with no window (the all-gather after the optimizer step) all of T.
+The row's meta lists its collectives
 (`collectives`, with the window part each hides under); a file written before that list
 existed keeps the share of its time the file says is exposed. Pure: no I/O.
 """
@@ -30,19 +32,26 @@ def is_comm(k: Kernel) -> bool:
     return k.meta.get("train_part") == COMM_PART
 
 
-def bucket_exposed_s(seconds: float, window_s: float, buckets: int) -> float:
+def bucket_exposed_s(seconds: float, window_s: float, buckets: int,
+                     last_s: float = 0.0) -> float:
     """What a bucketed collective leaves after its window: `buckets` slices, each slice's
     share of the compute (window / buckets) then its share of the link (seconds / buckets),
     the link one slice at a time (model.parallel.overlapped_step_s); at least the last
-    bucket's own time."""
+    bucket's own time. `last_s` of the seconds is a bucket of its own that is ready only
+    when the window ends (the input embedding's gradient, written by the backward's last
+    kernel, embedding.bwd: DDP buckets in reverse order of model.parameters(), and a
+    tensor over bucket_cap_mb gets its own): it queues after the other buckets, all of
+    it exposed, and the rest, buckets - 1 of them, spread over the window."""
     from .parallel import LayerTime, overlapped_step_s
 
     if window_s <= 0:
         return seconds
-    k = max(1, int(buckets))
-    slices = tuple(LayerTime(f"bucket{i}", window_s / k, 0.0, seconds / k, "")
+    last = min(max(0.0, last_s), seconds)
+    k = max(1, int(buckets) - (1 if last > 0 else 0))
+    rest = seconds - last
+    slices = tuple(LayerTime(f"bucket{i}", window_s / k, 0.0, rest / k, "")
                    for i in range(k))
-    return max(0.0, overlapped_step_s(slices, [1.0] * k) - window_s)
+    return max(0.0, overlapped_step_s(slices, [1.0] * k) - window_s) + last
 
 
 @dataclass(frozen=True)
@@ -88,13 +97,15 @@ def exposure(k: Kernel, comm_s: float, windows: Mapping[str, float],
     for c in listed:
         t = c["seconds_each"] * scale
         w = windows.get(c["window"], 0.0) / micro if overlap else 0.0
-        total += bucket_exposed_s(t, w, c["buckets"]) * c["calls"]
+        total += bucket_exposed_s(t, w, c["buckets"], c["last_s_each"] * scale) * c["calls"]
     return Exposure(comm_s, total)
 
 
 def _collectives(value: object) -> list[dict] | None:
-    """The meta's collectives, each with seconds_each, calls, window and buckets; None
-    where absent or not of that shape (the share is held instead)."""
+    """The meta's collectives, each with seconds_each, calls, window and buckets, and
+    last_bucket_s_each (0 in a file written before the embedding's gradient was timed
+    apart: its exposure as it was); None where absent or not of that shape (the share is
+    held instead)."""
     if not isinstance(value, list) or not value:
         return None
     out = []
@@ -102,9 +113,11 @@ def _collectives(value: object) -> list[dict] | None:
         if not isinstance(c, Mapping):
             return None
         t, n, b = (_number(c.get(x)) for x in ("seconds_each", "calls", "buckets"))
-        if t is None or n is None or b is None or t < 0 or n < 0 or b < 1:
+        last = _number(c.get("last_bucket_s_each", 0.0))
+        if t is None or n is None or b is None or t < 0 or n < 0 or b < 1 \
+                or last is None or not 0 <= last <= t:
             return None
-        out.append({"seconds_each": t, "calls": n, "buckets": int(b),
+        out.append({"seconds_each": t, "calls": n, "buckets": int(b), "last_s_each": last,
                     "window": str(c.get("window") or "none")})
     return out
 

@@ -5,7 +5,9 @@ the math's new element size. Gradients held at --grad-dtype apart from the train
 (meta grad_bytes differs from the storage's: fp32 main_grad under bf16, Megatron-LM) stay
 at it whatever the math runs at; gradients at the training dtype follow it, but never
 below 2 B (fp8 and fp4 recipes keep bf16 weight gradients: whatif_precision's
-comm_in_precision, the collective's rule). Pure: no I/O."""
+comm_in_precision, the collective's rule). A norm's backward (meta weight_grad_bytes)
+writes its dgamma in part of its `weights` bytes, the rest the gamma it reads: only that
+part keeps the gradients' width. Pure: no I/O."""
 
 from __future__ import annotations
 
@@ -45,12 +47,45 @@ def grads_kept(old: Kernel, new: Kernel, size: float) -> Kernel:
         return new
     grad, storage = widths
     to = grad if grad != storage else max(float(size), 2.0)
-    want = old.meta["bytes_split"]["weights"] * to / grad
+    old_w = old.meta["bytes_split"]["weights"]
+    part = _grad_part(old, old_w)
+    # the rest of `weights` (a norm's gamma read) as the math's new size has it
+    rest = (split["weights"] / old_w * (old_w - part)) if old_w else 0.0
+    want = part * to / grad + rest
     delta = want - split["weights"]
     total = sum(new.bytes.values())
     if not delta or total <= 0:
         return new
+    extra = {GRAD_PART: part * to / grad} if GRAD_PART in old.meta else {}
     # the gradient's bytes on each level in its share of the kernel's (one: DRAM)
     return new.with_(bytes={lv: b + delta * b / total for lv, b in new.bytes.items()},
                      meta={**new.meta, "bytes_split": {**split, "weights": want},
-                           "grad_bytes": to})
+                           "grad_bytes": to, **extra})
+
+
+# The meta a kernel whose `weights` bytes are only partly its weight gradient gives that
+# part in (`rooflab train`'s norm.bwd: dgamma written; the rest, gamma, read)
+GRAD_PART = "weight_grad_bytes"
+
+
+def _grad_part(k: Kernel, weights: float) -> float:
+    """The bytes of k's bytes_split weights that are the gradient it writes: meta
+    GRAD_PART where it is a number in [0, weights], else all of them (a dW row's)."""
+    got = k.meta.get(GRAD_PART)
+    ok = isinstance(got, (int, float)) and not isinstance(got, bool) and 0 <= got <= weights
+    return float(got) if ok else float(weights)
+
+
+def held_apart(k: Kernel) -> bool:
+    """Whether a gradient collective (`rooflab train --dp`'s comm row) moves gradients
+    held at --grad-dtype apart from the training dtype: meta grad_bytes differs from its
+    storage dtype's (meta storage_dtype) bytes. They keep their width under --precision,
+    as the dW kernels' do; a file without the marker (from before it) follows the math."""
+    named, got = k.meta.get("storage_dtype"), k.meta.get("grad_bytes")
+    if not isinstance(named, str) or isinstance(got, bool) \
+            or not isinstance(got, (int, float)):
+        return False
+    try:
+        return float(dtype_bytes(named)) != float(got)
+    except (KeyError, ValueError):
+        return False

@@ -21,7 +21,7 @@ from .kernel import Kernel, converted_flop
 from .opkind import is_matrix, is_sparse, kernel_kind
 from .retime import WhatIf, _apply
 from .whatif_complex import complex_held, complex_words
-from .whatif_grads import grads_kept
+from .whatif_grads import grads_kept, held_apart
 from .whatif_precision_cap import capped_roof, old_precisions
 
 # The integer parts of a CSR SpMV's bytes_split (`rooflab ai spmv`: column indices and row
@@ -147,7 +147,8 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
                   "others (epilogue) stay" if mixed else "")
                + (_narrow_acts_words(kernels, new_p, fmt) if size <= 1 else "")
                + ("; a gradient collective (train --dp) moves gradients of at least 2 B a "
-                  "value: fp8 and fp4 recipes keep bf16 gradients"
+                  "value: fp8 and fp4 recipes keep bf16 gradients; gradients held at "
+                  "--grad-dtype apart from the training dtype keep their width"
                   if any(k.meta.get("train_part") == "comm" for k in kernels) else "")
                + _held_words(kernels, names) + complex_words(kernels, names, dtype)
                + "".join(f"; {n}" for n in caps),
@@ -165,7 +166,10 @@ def comm_in_precision(k: Kernel, size: float) -> Kernel:
     none: read as fp32, --precision bf16 halved a bf16 step's all-reduce). Gradients stay
     at least 2 B in fp8 and fp4 recipes (Transformer Engine's GEMMs write bf16 weight
     gradients; the all-reduce runs in that dtype), so the bytes scale by
-    max(size, 2) / grad_bytes."""
+    max(size, 2) / grad_bytes; gradients held at --grad-dtype apart from the training
+    dtype (whatif_grads.held_apart: fp32 under bf16) keep their width, as the dW's do."""
+    if held_apart(k):
+        return k
     old = float(k.meta.get("grad_bytes") or 2)
     new = max(float(size), 2.0)
     if new == old:

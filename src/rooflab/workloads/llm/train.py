@@ -37,7 +37,7 @@ from .train_clip import grad_pass_meta, grad_passes
 from .train_dies import rank_roof
 from .train_loss import FUSED_BWD, LOSSES, fuse_loss, fused_meta
 from .train_ops import as_training as _as_training
-from .train_ops import backward, loss, op_count, recomputed
+from .train_ops import backward, dgamma_meta, loss, op_count, recomputed
 from .train_peak import with_peak
 
 RECOMPUTE = ("none", "selective", "full")
@@ -420,6 +420,10 @@ def _timed(step: Step, ts: TrainStep, roof, setup: TrainSetup) -> StepTiming:
             # its `weights` bytes are the dW it writes (fused: scales), not weights it reads
             meta["weight_gradient"] = WEIGHT_GRADIENT
             meta["grad_bytes"] = setup.grad_width   # whatif --precision keeps it (whatif_grads)
+        elif part == "backward" and k.meta.get("op") in ("rmsnorm", "layernorm"):
+            # its `weights`: gamma read and dgamma written; dgamma keeps the grads' width
+            meta.update(dgamma_meta(k.meta.get("bytes_split"), setup.width,
+                                    setup.grad_width, WEIGHT_GRADIENT))
         meta.update(fused_meta(k.name))     # --loss fused: whatif --quantize leaves it
         kernels.append(k.with_(meta=meta))
     return StepTiming(step=step, analysis=analyze(roof, kernels, levels=("DRAM",)))

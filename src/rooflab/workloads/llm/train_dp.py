@@ -24,13 +24,20 @@ every micro-batch's forward and again in its backward: 3 (N-1)/N Psi, 1.5x the a
 
 Overlap (PyTorch DDP, Li et al. 2020, "PyTorch Distributed", sec. 3.2.3): the gradients are
 all-reduced in buckets of 25 MB (bucket_cap_mb) as the backward produces them, on a stream
-of their own. Each bucket is taken as ready after an equal share of the backward (its
-compute spread evenly over the gradients: the embedding table's large gradient, ready
-last, is not modelled apart); the buckets queue on the link, and model/parallel.py's
-overlapped_step_s times both. What is left after the backward is exposed: at least the
-last bucket's own time. Stage 3's forward all-gather is prefetched under the forward the
-same way (FSDP's forward prefetch). The all-gather after the optimizer step (stages 1, 2)
-has nothing to hide under: exposed. --no-overlap serializes every collective.
+of their own. DDP fills them in reverse order of model.parameters(), and a tensor over
+bucket_cap_mb gets a bucket of its own: the input embedding, the first parameter, has its
+gradient written by the backward's last kernel (embedding.bwd), so where its gradient is
+over 25 MB its bucket is reduced after the backward ends, all of it exposed (llama-2-7b:
+32000 x 4096 x 2 B = 262 MB, 0.87 ms of all-reduce at --dp 4 on NVLink 450 GB/s). A tied
+lm_head is that same tensor, complete only then too. The other buckets are taken as ready
+after an equal share of the backward (its compute spread evenly over the gradients); they
+queue on the link, and model/parallel.py's overlapped_step_s times both. What is left
+after the backward is exposed: at least the last bucket's own time. ZeRO-1/2's bucketed
+reduce-scatter and ZeRO-3's backward reduce-scatter (FSDP: the embedding sits in the root
+unit, reduced last) leave the embedding's part exposed the same way. Stage 3's forward
+all-gather is prefetched under the forward the same way (FSDP's forward prefetch). The
+all-gather after the optimizer step (stages 1, 2) has nothing to hide under: exposed.
+--no-overlap serializes every collective.
 """
 
 from __future__ import annotations
@@ -114,9 +121,15 @@ class Collective:
     # the part of a micro-batch the window is (model/train_comm.WINDOW_PARTS), so a file
     # verb can time the overlap again on another roof or after a what-if
     window: str = "none"
+    # the gradients' bucket ready only when the window ends (the embedding's, over 25 MB:
+    # module docstring): its bytes and its part of `seconds`, per call; 0: none
+    last_bytes: float = 0.0
+    last_s: float = 0.0
 
     @property
     def buckets(self) -> int:
+        if self.last_bytes > 0:
+            return 1 + max(1, math.ceil((self.nbytes - self.last_bytes) / BUCKET_BYTES))
         return max(1, math.ceil(self.nbytes / BUCKET_BYTES))
 
     def exposed_s(self, overlap: bool) -> float:
@@ -124,7 +137,7 @@ class Collective:
         function with the file verbs', model/train_comm.py)."""
         if not overlap or self.window_s <= 0:
             return self.seconds
-        return bucket_exposed_s(self.seconds, self.window_s, self.buckets)
+        return bucket_exposed_s(self.seconds, self.window_s, self.buckets, self.last_s)
 
 
 @dataclass(frozen=True)
@@ -169,19 +182,27 @@ class DPResult:
 
 def dp_collectives(params: int, width: int, n: int, zero: int, accumulate: int, link: Link,
                    forward_s: float, backward_s: float,
-                   grad_width: int | None = None) -> tuple[Collective, ...]:
+                   grad_width: int | None = None,
+                   embedding_params: int = 0) -> tuple[Collective, ...]:
     """The collectives of one optimizer step (module docstring); forward_s and backward_s:
     one micro-batch's forward and backward (with its recompute) on the device, the windows
     they hide under. The gradients move at `grad_width` bytes each (--grad-dtype; default
-    `width`), the weights ZeRO all-gathers at `width` (the --dtype copy the step runs on)."""
-    size, grads = width * params, (width if grad_width is None else grad_width) * params
+    `width`), the weights ZeRO all-gathers at `width` (the --dtype copy the step runs on).
+    `embedding_params`: the input embedding's (its gradient's bucket, reduced last)."""
+    g_width = width if grad_width is None else grad_width
+    size, grads = width * params, g_width * params
+    # a bucket of its own only over bucket_cap_mb; a smaller table shares the last
+    # bucket, which the equal-share rule already leaves exposed
+    last = g_width * embedding_params if g_width * embedding_params > BUCKET_BYTES else 0.0
 
     windows = {"forward": forward_s, "backward": backward_s, "none": 0.0}
 
     def one(name: str, kind: str, calls: int, window: str) -> Collective:
         b = grads if name.endswith(".grads") else size
+        tail = last if b is grads else 0.0
         return Collective(name, kind, b, calls, ring_s(link, b, n, kind),
-                          windows[window], sent_bytes(b, n, kind), window)
+                          windows[window], sent_bytes(b, n, kind), window, tail,
+                          min(ring_s(link, tail, n, kind), ring_s(link, b, n, kind)))
 
     if zero == 0:
         return (one("allreduce.grads", "all-reduce", 1, "backward"),)
@@ -194,7 +215,8 @@ def dp_collectives(params: int, width: int, n: int, zero: int, accumulate: int, 
     return (one("all_gather.weights_fwd", "all-gather", accumulate, "forward"),
             Collective("all_gather_reduce_scatter.bwd", "all-gather + reduce-scatter",
                        size + grads, accumulate, ag + rs, backward_s,
-                       sent_bytes(size + grads, n, "all-gather"), "backward"))
+                       sent_bytes(size + grads, n, "all-gather"), "backward", last,
+                       min(ring_s(link, last, n, "reduce-scatter"), ag + rs)))
 
 
 def with_dp(r, link: Link, overlap: bool = True):
@@ -212,12 +234,13 @@ def with_dp(r, link: Link, overlap: bool = True):
     forward_s = r.part_s("forward") / st.accumulate
     backward_s = (r.part_s("backward") + r.part_s("recompute")) / st.accumulate
     # under --tp N the device's slice: each data-parallel ring reduces 1/N of the model
-    params = count_params(device_config(r.config, st.tp)).total
+    counted = count_params(device_config(r.config, st.tp))
+    params = counted.total
     ranks = dp_ranks(r)
 
     def at(stage: int) -> tuple[Collective, ...]:
         return dp_collectives(params, st.width, ranks, stage, st.accumulate, link,
-                              forward_s, backward_s, st.grad_width)
+                              forward_s, backward_s, st.grad_width, counted.embedding)
 
     stages = tuple((k, sum(c.sent * c.calls for c in at(k)),
                     sum(c.seconds * c.calls for c in at(k))) for k in ZERO_STAGES)
@@ -258,11 +281,13 @@ def link_roof(roof, link: Link, group: str = "--dp ring"):
     return replace(roof, memory=roof.memory + (c,))
 
 
-def comm_kernel(dp: DPResult, batch: int = 1):
+def comm_kernel(dp: DPResult, batch: int = 1, storage: str | None = None):
     """The step's collectives as one kernel: the bytes each device sends over the link,
     no FLOP; meta op `allreduce` and train_part `comm` (what the other parts carry), and
     the micro-batch's `batch` the other rows carry (whatif --batch holds the row: the
-    gradients do not grow with the batch)."""
+    gradients do not grow with the batch). `storage`: the training dtype (meta
+    storage_dtype), so whatif --precision tells fp32 --grad-dtype gradients, which keep
+    their width, from gradients at the training dtype (model/whatif_grads.held_apart)."""
     from ...model.kernel import Kernel
 
     calls = sum(c.calls for c in dp.collectives)
@@ -276,13 +301,16 @@ def comm_kernel(dp: DPResult, batch: int = 1):
                         "exposed_overlap_s": sum(c.exposed_s(True) * c.calls
                                                  for c in dp.collectives),
                         "grad_bytes": dp.width,
+                        **({"storage_dtype": storage} if storage else {}),
                         # what a file verb times the overlap again from on another roof
                         # or after a what-if (model/train_comm.exposure): each collective
                         # with the part of a micro-batch it hides under
                         "overlap": dp.overlap, "accumulate": dp.accumulate,
                         "collectives": [{"name": c.name, "kind": c.kind, "calls": c.calls,
                                          "seconds_each": c.seconds, "window": c.window,
-                                         "buckets": c.buckets} for c in dp.collectives],
+                                         "buckets": c.buckets,
+                                         "last_bucket_s_each": c.last_s}
+                                        for c in dp.collectives],
                         "by_zero": {str(k): {"bytes": b, "comm_s": t}
                                     for k, b, t in dp.stages},
                         "model": "ring collectives: " + ", ".join(

@@ -125,6 +125,17 @@ def _linear_backward(op: OpCount, grad_scale: float = 1.0) -> tuple[OpCount, OpC
                                             "activations": acts}))
 
 
+def dgamma_meta(split: Mapping | None, width: float, grad_width: float, mark: str) -> dict:
+    """A norm backward's weight-gradient meta (model/whatif_grads.GRAD_PART): its `weights`
+    are gamma read (width) and dgamma written (grad_width), 1 + grad_scale of the
+    forward's, so dgamma is grad_width / (width + grad_width) of them; {} for none."""
+    w = (split or {}).get("weights")
+    if not isinstance(w, (int, float)) or w <= 0:
+        return {}
+    return {"weight_gradient": mark, "grad_bytes": grad_width,
+            "weight_grad_bytes": w * grad_width / (width + grad_width)}
+
+
 def _bwd(op: OpCount, suffix: str, flop: float, split: Mapping[str, float]) -> OpCount:
     return op_count(op.name + suffix, op.op, flop, split, op.precision, op.unit,
                     {**op.shape, "backward_of": op.name})
