@@ -113,7 +113,7 @@ def test_ncu_metric_twice_at_different_values_is_said(ncu_twice):
     (skip,) = [s for s in imp.skips if "twice" in s.reason]
     assert skip.line == 12
     assert ("launch 0 of 'sigma_gpp_gpu_34' has metric 'dram__bytes.sum' twice with "
-            "different values: 5.16328e+11, then 1000 on line 12 (its rows start on line 9)"
+            "different values: 5.16328e+11 on line 9, then 1000 on line 12"
             in skip.reason)
 
 

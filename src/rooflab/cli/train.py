@@ -97,9 +97,10 @@ def register(app) -> None:
                                  "2 also the gradients, 3 also the weights; needs --dp 2 or "
                                  "more"),
         overlap: bool | None = typer.Option(None, "--overlap/--no-overlap", help="--dp: "
-                                            "overlap the gradients' collectives with the "
-                                            "backward in 25 MB buckets (PyTorch DDP; the "
-                                            "default), or run them after it"),
+                                            "overlap the collectives with the compute (the "
+                                            "default: DDP's 25 MB buckets, ZeRO-1/2's "
+                                            "bucketed reduce-scatter, FSDP units under "
+                                            "--zero 3), or run them after it"),
         link_bw: str = typer.Option(None, "--link-bw", help="--dp: the ring's bus "
                                     "bandwidth with its unit, 450GB/s or 400Gb/s (default: "
                                     "the catalog link, as `rooflab scale`)"),

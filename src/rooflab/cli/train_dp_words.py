@@ -136,10 +136,7 @@ def dp_lines(r) -> list[str]:
     dp, st = r.dp, r.setup
     each = "; ".join(f"{c.name} ({c.kind} of {si(c.nbytes, 'B')}, {c.calls}x per step): "
                      f"{fmt_seconds(c.seconds * c.calls)}" for c in dp.collectives)
-    after = ("; the all-gather after the optimizer step has none to hide under"
-             if dp.zero in (1, 2) else "")
-    hidden = (f"overlapped with the compute in 25 MB buckets (PyTorch DDP{after})"
-              if dp.overlap else "--no-overlap: after the compute")
+    hidden = OVERLAP_LINE[dp.zero] if dp.overlap else "--no-overlap: after the compute"
     return [
         f"data parallel: {ranks_of(st)} x --batch {st.batch} = {st.step_tokens * st.dp} "
         f"tokens per optimizer step; {ZERO_WORDS[dp.zero]}",
@@ -337,10 +334,34 @@ def dp_notes(setup) -> tuple[str, ...]:
             *grad_words(setup))
 
 
+# The overlap line by sharding scheme (train_dp's docstring): DDP's all-reduce buckets
+# (--zero 0), ZeRO-1/2's bucketed reduce-scatter and its unhidden all-gather, FSDP's
+# per-unit all-gathers and reduce-scatters (--zero 3; "25 MB buckets (PyTorch DDP)" was
+# said of all stages before s35 N)
+_ZERO12_LINE = ("overlapped with the compute: gradients reduce-scattered in 25 MB buckets "
+                 "during the backward (ZeRO-1/2); the all-gather after the optimizer step "
+                 "has none to hide under")
+OVERLAP_LINE = {
+    0: "overlapped with the compute in 25 MB buckets (PyTorch DDP)",
+    1: _ZERO12_LINE, 2: _ZERO12_LINE,
+    3: "overlapped with the compute by FSDP units (ZeRO-3): each unit's weights "
+       "all-gathered, prefetched, before its forward and its backward, its gradients "
+       "reduce-scattered after its backward"}
+
+
 def bucket_words(setup) -> tuple[str, ...]:
-    """How the overlap is timed: equal-share buckets, and the embedding's gradient bucket,
-    ready only when the backward ends (train_dp's docstring), after it."""
-    return ("under overlap each 25 MB gradient bucket is taken as ready after an equal "
+    """How the overlap is timed, in the setup's scheme: equal-share pieces of the window,
+    and the embedding's gradient, ready only when the backward ends (train_dp's
+    docstring), after it."""
+    if setup.zero == 3:
+        return ("under overlap the FSDP units' collectives are timed as 25 MB pieces, each "
+                "ready after an equal share of its window (the forward's all-gathers under "
+                "the forward, the backward's all-gathers and reduce-scatters under the "
+                "backward), except the input embedding's gradient: the root unit holds it "
+                "and is reduce-scattered after the backward ends, all of it exposed",)
+    what = ("25 MB gradient bucket" if setup.zero == 0
+            else "25 MB bucket of the gradients' reduce-scatter")
+    return (f"under overlap each {what} is taken as ready after an equal "
             "share of the backward, except the input embedding's gradient (written by the "
             "backward's last kernel, embedding.bwd; a tied lm_head's too): over 25 MB it "
             "is a bucket of its own, reduced after the backward ends, all of it exposed",)

@@ -221,14 +221,35 @@ def tp_kernel(r):
                         "exposed_s": tp.comm_s, "comm_s": tp.comm_s,
                         "exposed_overlap_s": tp.comm_s, "overlap": False,
                         "accumulate": r.setup.accumulate,
+                        # the training dtype and what each collective carries
+                        # (whatif --precision: model/whatif_comm_parts)
+                        "storage_dtype": r.setup.storage,
                         "collectives": [{"name": c.name, "kind": c.kind, "calls": c.calls,
                                          "seconds_each": c.seconds, "window": "none",
-                                         "buckets": 1} for c in tp.collectives],
+                                         "buckets": 1, **tp_parts(c, r.setup)}
+                                        for c in tp.collectives],
                         "model": "ring collectives: " + ", ".join(
                             f"{c.name} ({c.kind}) x {c.calls}" for c in tp.collectives),
                         "note": f"tensor parallelism over {tp.n} devices: its collectives "
                                 f"sit between the layers' matmuls, not overlapped: the "
                                 f"step floor counts all {fmt_seconds(tp.comm_s)}"})
+
+
+def tp_parts(c, setup) -> dict:
+    """A TP collective's bytes, bytes sent, and what it carries at what width: the
+    layers' and the embedding's activations at the training dtype, the norms' weight
+    gradients at main_grad's width (train_tp.norm_grad_width), the loss's fp32 statistics
+    (`loss`, kept as they are by whatif --precision)."""
+    from ..workloads.llm.train_tp import LOSS_VALUE_BYTES, norm_grad_width
+
+    if c.name.endswith(".norm_grads"):
+        part, width = "gradients", float(norm_grad_width(setup))
+    elif c.name.endswith(".loss"):
+        part, width = "loss", float(LOSS_VALUE_BYTES)
+    else:
+        part, width = "activations", float(setup.width)
+    return {"bytes": c.nbytes, "sent_bytes_each": c.sent, "parts": {part: c.nbytes},
+            "element_bytes": {part: width}}
 
 
 def add_tp_kernel(data: dict, r) -> None:

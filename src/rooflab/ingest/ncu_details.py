@@ -63,6 +63,9 @@ class _Launches:
         self.used: dict[str, bool] = {}   # metric -> is_used(metric)
         self.cc: dict[str, tuple[int, int] | None] = {}
         self.dropped: list[tuple[list, int]] = []   # (builder, line): launches cut short
+        # (launch, metric, first value, repeat, its line): a metric twice (twice)
+        self.repeats: list[tuple] = []
+        self.i_name = col["Metric Name"]
 
     def of(self, row: list[str], line: int) -> list:
         """The builder of the row's launch, made from this (its first) row if new."""
@@ -108,10 +111,23 @@ class _Launches:
         old = metrics[metric]
         metrics[metric] = x
         if old != x and not (old != old and x != x):
+            # said after the pass (launches), when the first value's line is looked up
+            self.repeats.append((launch, metric, old, x, line))
+
+    def _say_repeats(self) -> None:
+        """The "twice with different values" warnings, each naming the first value's line
+        (ncu_repeats.first_lines: looked up after the pass) and the repeat's."""
+        from .ncu_repeats import first_lines
+
+        firsts = first_lines(self.path, self.i_id, self.i_name,
+                             [(lc.id, m, lc.line, n) for lc, m, _, _, n in self.repeats])
+        for (launch, metric, old, x, line), first in zip(self.repeats, firsts, strict=True):
+            where = (f"{old:g} on line {first}, then {x:g} on line {line}" if first else
+                     f"{old:g}, then {x:g} on line {line} (its rows start on line "
+                     f"{launch.line})")
             self.log.add_grouped(
                 line, f"launch {launch.id} of '{short_name(launch.name)}' has metric "
-                      f"'{metric}' twice with different values: {old:g}, then {x:g} on line "
-                      f"{line} (its rows start on line {launch.line}); the last is kept: "
+                      f"'{metric}' twice with different values: {where}; the last is kept: "
                       f"check the export", key=f"twice {metric}", what="launches")
 
     def value(self, text: str, scale: float, line: int, metric: str, entry: list) -> None:
@@ -139,6 +155,8 @@ class _Launches:
             self.dropped.append((entry, line))
 
     def launches(self) -> list[Launch]:
+        if self.repeats:
+            self._say_repeats()
         gone = self._incomplete() if self.dropped else set()
         return [replace(launch, device=name) if name else launch
                 for launch, _, name in self.builders.values() if id(launch) not in gone]

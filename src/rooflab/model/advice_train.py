@@ -37,9 +37,13 @@ FOLDABLE = {
 }
 
 
-OVERLAP_HOW = {False: "PyTorch DDP all-reduces 25 MB buckets as the backward produces them "
-                      "(Li et al. 2020)",
-               True: "FSDP prefetches the weights' all-gathers under the forward and "
+# by ZeRO stage (1 and 2 read as DDP's all-reduce before s35 N): 0 DDP, 1-2 ZeRO, 3 FSDP
+_ZERO12_HOW = ("ZeRO-1/2 reduce-scatters the gradients in 25 MB buckets as the backward "
+               "produces them")
+OVERLAP_HOW = {0: "PyTorch DDP all-reduces 25 MB buckets as the backward produces them "
+                  "(Li et al. 2020)",
+               1: _ZERO12_HOW, 2: _ZERO12_HOW,
+               3: "FSDP prefetches the weights' all-gathers under the forward and "
                      "backward and reduce-scatters the gradients as the backward produces "
                      "them"}
 
@@ -90,8 +94,8 @@ def comm_advice(p: Point, e: Efficiency, kernel: Kernel) -> list[Advice]:
         said = "this step ran --no-overlap: all of it after the backward"
         out.append(_scaled(
             p, e, "overlap it with the backward (gradient buckets)",
-            f"{OVERLAP_HOW[meta.get('zero') == 3]}: the step waits only for what is left "
-            f"after the backward, "
+            f"{OVERLAP_HOW.get(meta.get('zero'), OVERLAP_HOW[0])}: the step waits only "
+            f"for what is left after the backward, "
             f"{fmt_seconds(hidden)} of its {fmt_seconds(comm)}; {said}", hidden / comm,
             f"each bucket ready after an equal share of the backward, the buckets queued on "
             f"the link; at least the last bucket stays exposed (smaller buckets shrink that "

@@ -119,10 +119,12 @@ def _die_of(roof) -> int | None:
 
 def die_words(roof) -> str:
     """What a kernel verb notes of one die of a package judging (kernel_roof's words,
-    read back from the die's roof, as cli/inputs.resolve_on split it); "" for any other
-    roof."""
+    read back from the die's roof): split in memory by cli/inputs.resolve_on (kind
+    "nominal") or read back from a file that saved one (`report --on MI250X --json`'s
+    roof, a die's roof file: kind "derived", label_kind), which judges the same die and
+    said nothing (s35 O); "" for any other roof (a probe's measured die)."""
     n = _die_of(roof)
-    if n is None or roof.kind != "nominal":
+    if n is None or roof.kind not in ("nominal", "derived"):
         return ""
     return _judged(KERNEL_WHY, roof.name.removesuffix(DIE), n).removeprefix("; ")
 

@@ -19,6 +19,7 @@ from ..errors import InputError
 from ..units import fmt_seconds
 from .analysis import analyze
 from .ceiling import Roof, _unit_of_part
+from .dies import die_words, kernel_roof
 from .held_unit import held_unit
 from .kernel import Kernel, sum_counts
 from .retime import WhatIf, _apply, _floor, _primary, _select, retime
@@ -204,11 +205,34 @@ def move_hardware(roof: Roof, kernels: Sequence[Kernel], other: Roof,
     (the efficiency basis); judge: the roof they are judged on, where a whole step's gap
     above its floor is taken (retime.step_gap), when it is not `roof`. change: what a
     kernel becomes there, where not itself (a training step's communication row moves
-    onto the other device's own link: cli/whatif_train.py)."""
+    onto the other device's own link: cli/whatif_train.py). A package of several devices
+    to software (the catalog's MI250X) is one die on either side, as `rooflab whatif --on
+    MI250X --hardware ...` takes it (dies.kernel_roof: a kernel runs on one die; a
+    notebook's load_roof("MI250X") moved onto the package's figures, 2x the CLI, s35 O),
+    noted in that side's Analysis."""
+    packages = (roof, other)
+    roof, other = kernel_roof(roof)[0], kernel_roof(other)[0]
+    judge = None if judge is None else kernel_roof(judge)[0]
     inside = ("" if roof.overhead_s is not None or other.overhead_s is None else
               f"; {roof.name} has no launch floor, so its measured times include their "
               f"launches and {other.name}'s launch floor bounds each prediction from below "
               f"rather than adding to it")
-    return _apply(roof, kernels, change or (lambda k: k), None, f"on {other.name}",
-                  f"each kernel reaches the same fraction of {other.name}'s roof as it "
-                  f"reaches of {roof.name}'s{inside}", new_roof=other, judge=judge)
+    w = _apply(roof, kernels, change or (lambda k: k), None, f"on {other.name}",
+               f"each kernel reaches the same fraction of {other.name}'s roof as it "
+               f"reaches of {roof.name}'s{inside}", new_roof=other, judge=judge)
+    return _die_noted(w, packages)
+
+
+def _die_noted(w: WhatIf, packages: tuple[Roof, Roof]) -> WhatIf:
+    """`w` with the die note (dies.die_words, the CLI's words) on each side move_hardware
+    split from a package here; a die given already split (the CLI's) is noted where it
+    was split (cli/inputs_roofs), not twice."""
+    from dataclasses import replace
+
+    sides = {}
+    for field, given in zip(("before", "after"), packages, strict=True):
+        a = getattr(w, field)
+        said = die_words(a.roof) if a.roof is not given else ""
+        if said and said not in a.notes:
+            sides[field] = replace(a, notes=(said, *a.notes))
+    return replace(w, **sides) if sides else w

@@ -20,6 +20,7 @@ from .fp4_formats import DEFAULT_FP4, FP4_BLOCK, block_words, fp4_format
 from .kernel import Kernel, converted_flop
 from .opkind import is_matrix, is_sparse, kernel_kind
 from .retime import WhatIf, _apply
+from .whatif_comm_parts import COMM_WORDS, comm_parts_in_precision
 from .whatif_complex import complex_held, complex_words
 from .whatif_grads import grads_kept, held_apart
 from .whatif_precision_cap import capped_roof, old_precisions
@@ -146,10 +147,8 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
                + ("; a kernel of several precisions converts its dominant one, the "
                   "others (epilogue) stay" if mixed else "")
                + (_narrow_acts_words(kernels, new_p, fmt) if size <= 1 else "")
-               + ("; a gradient collective (train --dp) moves gradients of at least 2 B a "
-                  "value: fp8 and fp4 recipes keep bf16 gradients; gradients held at "
-                  "--grad-dtype apart from the training dtype keep their width"
-                  if any(k.meta.get("train_part") == "comm" for k in kernels) else "")
+               + (COMM_WORDS if any(k.meta.get("train_part") == "comm" for k in kernels)
+                  else "")
                + _held_words(kernels, names) + complex_words(kernels, names, dtype)
                + "".join(f"; {n}" for n in caps),
                new_roof=target if caps else None,
@@ -167,9 +166,14 @@ def comm_in_precision(k: Kernel, size: float) -> Kernel:
     at least 2 B in fp8 and fp4 recipes (Transformer Engine's GEMMs write bf16 weight
     gradients; the all-reduce runs in that dtype), so the bytes scale by
     max(size, 2) / grad_bytes; gradients held at --grad-dtype apart from the training
-    dtype (whatif_grads.held_apart: fp32 under bf16) keep their width, as the dW's do."""
-    if held_apart(k):
-        return k
+    dtype (whatif_grads.held_apart: fp32 under bf16) keep their width, as the dW's do.
+    A row that lists its collectives' parts (weights, gradients, activations) moves each
+    part by its own rule (whatif_comm_parts: ZeRO's weight all-gathers, --tp's
+    activations); this one rule is an older file's."""
+    held = held_apart(k)
+    parts = comm_parts_in_precision(k, size, held)
+    if parts is not None or held:
+        return parts or k
     old = float(k.meta.get("grad_bytes") or 2)
     new = max(float(size), 2.0)
     if new == old:

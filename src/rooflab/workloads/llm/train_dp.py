@@ -306,16 +306,37 @@ def comm_kernel(dp: DPResult, batch: int = 1, storage: str | None = None):
                         # or after a what-if (model/train_comm.exposure): each collective
                         # with the part of a micro-batch it hides under
                         "overlap": dp.overlap, "accumulate": dp.accumulate,
+                        # and what each carries, at what width (whatif --precision
+                        # moves each part by its rule: model/whatif_comm_parts)
                         "collectives": [{"name": c.name, "kind": c.kind, "calls": c.calls,
                                          "seconds_each": c.seconds, "window": c.window,
                                          "buckets": c.buckets,
-                                         "last_bucket_s_each": c.last_s}
+                                         "last_bucket_s_each": c.last_s,
+                                         **collective_parts(c, storage, dp.width)}
                                         for c in dp.collectives],
                         "by_zero": {str(k): {"bytes": b, "comm_s": t}
                                     for k, b, t in dp.stages},
                         "model": "ring collectives: " + ", ".join(
                             f"{c.name} ({c.kind}) x {c.calls}" for c in dp.collectives),
                         "note": comm_note(dp)})
+
+
+def collective_parts(c: Collective, storage: str | None, grad_width: float) -> dict:
+    """A collective's `bytes`, `sent_bytes_each`, and where the training dtype is known its
+    `parts` (the weights it all-gathers, the gradients it reduces: ZeRO-3's backward both)
+    and their `element_bytes` (whatif_comm_parts.part_widths); {} of those two without."""
+    out = {"bytes": c.nbytes, "sent_bytes_each": c.sent}
+    if not storage:
+        return out
+    from ...model.whatif_comm_parts import part_widths
+
+    widths = part_widths(storage, grad_width)
+    if c.kind == "all-gather + reduce-scatter":    # ZeRO-3's backward: weights, then grads
+        w = c.nbytes * widths["weights"] / (widths["weights"] + widths["gradients"])
+        parts = {"weights": w, "gradients": c.nbytes - w}
+    else:
+        parts = {"gradients" if c.name.endswith(".grads") else "weights": c.nbytes}
+    return {**out, "parts": parts, "element_bytes": {p: widths[p] for p in parts}}
 
 
 def comm_note(dp: DPResult) -> str:
@@ -330,13 +351,17 @@ def comm_note(dp: DPResult) -> str:
                 f"exposed (run after the backward): `rooflab train`'s step floor counts "
                 f"all {whole}")
     return (f"this row is the whole communication, {whole} per optimizer step; the step "
-            f"already overlaps it with the backward ({OVERLAP_WORDS[dp.zero == 3]}), "
+            f"already overlaps it with the backward ({OVERLAP_WORDS[min(dp.zero, 3)]}), "
             f"which leaves {exposed} exposed: `rooflab train`'s step floor counts "
             f"{exposed} of it, not {whole}")
 
 
-OVERLAP_WORDS = {False: "PyTorch DDP's 25 MB gradient buckets",
-                 True: "FSDP's prefetched all-gathers and bucketed reduce-scatters"}
+# by ZeRO stage: DDP's all-reduce buckets, ZeRO-1/2's bucketed reduce-scatter, FSDP's units
+# (ZeRO-1/2 was worded as DDP's before s35 N)
+OVERLAP_WORDS = {0: "PyTorch DDP's 25 MB gradient buckets",
+                 1: "ZeRO-1/2's bucketed reduce-scatter of the gradients",
+                 2: "ZeRO-1/2's bucketed reduce-scatter of the gradients",
+                 3: "FSDP's prefetched all-gathers and bucketed reduce-scatters"}
 
 
 def shard_meta(name: str, setup) -> dict:

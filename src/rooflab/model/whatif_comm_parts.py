@@ -1,0 +1,142 @@
+"""`rooflab whatif --precision` on a training step's communication row, collective by
+collective (`rooflab train`: meta train_part comm, its meta `collectives` each with
+`bytes`, `sent_bytes_each` and `parts`: the bytes of what it carries, `element_bytes`: their
+widths). What each part carries decides its new width:
+
+* weights (ZeRO's all-gathers of the --dtype copy the step runs on): the math's size, but
+  never below 2 B (fp8 and fp4 recipes keep bf16 weights and cast them per GEMM, as they
+  keep bf16 gradients: whatif_grads);
+* gradients (DDP's all-reduce, ZeRO's reduce-scatter, --tp's norm-gradient all-reduce):
+  held at --grad-dtype apart from the training dtype (fp32 under bf16, Megatron-LM's
+  main_grad) they keep their width; else the math's size, never below 2 B;
+* activations (--tp's collectives between the layers): an all-gather carries a GEMM's
+  input, which moves to the math's size (fp8 halves it, fp32 doubles it); a reduce
+  (all-reduce, reduce-scatter) sums GEMM outputs, which 8-bit recipes keep at 16 bits
+  (`rooflab llm --act fp8`'s convention: 8-bit activations at the GEMM inputs only), so
+  never below 2 B;
+* anything else (the vocab-parallel loss's fp32 statistics) keeps its width.
+
+Each collective's time scales with its bytes (the hop latency with them: a small
+overestimate of the change), so the file verbs time the overlap again from the new list
+(model/train_comm.exposure). Pure: no I/O."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..units import dtype_bytes
+from .kernel import Kernel
+
+# what `whatif --precision` says of a train file's communication rows (module docstring)
+COMM_WORDS = ("; a gradient collective (train --dp) moves gradients of at least 2 B a "
+              "value: fp8 and fp4 recipes keep bf16 gradients; gradients held at "
+              "--grad-dtype apart from the training dtype keep their width (--tp's fp32 "
+              "norm gradients too); ZeRO's weight all-gathers move weights of at least 2 B; "
+              "--tp's activations follow the math in its all-gathers (GEMM inputs) and "
+              "keep at least 2 B in its reductions (GEMM outputs), the loss's fp32 "
+              "statistics as they are")
+REDUCES = ("all-reduce", "reduce-scatter")
+
+
+def listed_parts(k: Kernel) -> list[dict] | None:
+    """The row's collectives with their parts (each with bytes > 0, sent_bytes_each,
+    calls, parts and element_bytes numbers > 0), None where any lacks them (a file from
+    before they were written: whatif_precision's one rule for the row)."""
+    listed = k.meta.get("collectives")
+    if not isinstance(listed, list) or not listed:
+        return None
+    for c in listed:
+        if not isinstance(c, Mapping):
+            return None
+        parts, widths = c.get("parts"), c.get("element_bytes")
+        if not (_pos(c.get("sent_bytes_each"), zero=True) and _pos(c.get("calls"), zero=True)
+                and isinstance(parts, Mapping) and isinstance(widths, Mapping) and parts
+                and all(_pos(v, zero=True) and _pos(widths.get(p)) for p, v in parts.items())):
+            return None
+    return listed
+
+
+def comm_parts_in_precision(k: Kernel, size: float, held: bool) -> Kernel | None:
+    """k with each collective's parts at the width the module docstring gives them under
+    --precision of `size` bytes an element; `held`: its gradients held at --grad-dtype
+    apart from the training dtype (whatif_grads.held_apart), as are gradients whose own
+    width is not the training dtype's (meta storage_dtype). None where the row does not
+    list its parts."""
+    listed = listed_parts(k)
+    if listed is None:
+        return None
+    new_list, old_sent, new_sent, grads = [], 0.0, 0.0, None
+    storage = _storage_bytes(k)
+    for c in listed:
+        widths = {p: _width(p, float(w), str(c.get("kind", "")), size,
+                            held or (storage is not None and float(w) != storage))
+                  for p, w in c["element_bytes"].items()}
+        parts = {p: float(v) * widths[p] / float(c["element_bytes"][p])
+                 for p, v in c["parts"].items()}
+        old_b = sum(float(v) for v in c["parts"].values())
+        f = sum(parts.values()) / old_b if old_b > 0 else 1.0
+        fg = widths["gradients"] / float(c["element_bytes"]["gradients"]) \
+            if "gradients" in widths else f
+        grads = widths.get("gradients", grads)
+        new_list.append(_scaled(c, parts, widths, f, fg))
+        old_sent += float(c["sent_bytes_each"]) * float(c["calls"])
+        new_sent += new_list[-1]["sent_bytes_each"] * float(c["calls"])
+    r = new_sent / old_sent if old_sent > 0 else 1.0
+    meta = {**k.meta, "collectives": new_list}
+    if _pos(k.meta.get("comm_s")):
+        meta["comm_s"] = sum(_num(c.get("seconds_each")) * float(c["calls"]) for c in new_list)
+    if grads is not None and "grad_bytes" in k.meta:
+        meta["grad_bytes"] = grads
+    return k.with_(bytes={lv: b * r for lv, b in k.bytes.items()}, meta=meta)
+
+
+def _width(part: str, was: float, kind: str, size: float, held: bool) -> float:
+    """A part's bytes per element under --precision of `size` (module docstring)."""
+    if part == "weights" or (part == "activations" and kind in REDUCES):
+        return max(size, 2.0)
+    if part == "activations":
+        return size
+    if part == "gradients":
+        return was if held else max(size, 2.0)
+    return was
+
+
+def _scaled(c: Mapping, parts: dict, widths: dict, f: float, fg: float) -> dict:
+    """The collective `c` with its new parts and widths, bytes, bytes sent and time (x
+    `f`); the embedding's gradient bucket (last_bucket_s_each) x `fg`, its gradients'."""
+    out = {**c, "parts": parts, "element_bytes": widths,
+           "sent_bytes_each": float(c["sent_bytes_each"]) * f}
+    if _pos(c.get("bytes"), zero=True):
+        out["bytes"] = float(c["bytes"]) * f
+    if _pos(c.get("seconds_each"), zero=True):
+        out["seconds_each"] = float(c["seconds_each"]) * f
+        if _pos(c.get("last_bucket_s_each"), zero=True):
+            out["last_bucket_s_each"] = min(float(c["last_bucket_s_each"]) * fg,
+                                            out["seconds_each"])
+    return out
+
+
+def part_widths(storage: str, grad_width: float) -> dict[str, float]:
+    """{role: bytes per element} of a train step's collectives: weights and activations
+    at the training dtype `storage`, gradients at `grad_width` (--grad-dtype's)."""
+    w = float(dtype_bytes(storage))
+    return {"weights": w, "activations": w, "gradients": float(grad_width)}
+
+
+def _storage_bytes(k: Kernel) -> float | None:
+    """The bytes of the training dtype the row names (meta storage_dtype), None without:
+    gradients of another width are held apart from it (--tp's fp32 norm gradients)."""
+    named = k.meta.get("storage_dtype")
+    try:
+        return float(dtype_bytes(named)) if isinstance(named, str) else None
+    except (KeyError, ValueError):
+        return None
+
+
+def _num(v: object) -> float:
+    return float(v) if _pos(v, zero=True) else 0.0
+
+
+def _pos(v: object, zero: bool = False) -> bool:
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool)
+    return ok and (v >= 0 if zero else v > 0)
