@@ -61,12 +61,17 @@ def check_document(d: Any, where: str) -> None:
 _CC = re.compile(r"\d+\.\d+")
 
 
+def _whole_at_least(v: Any, least: int) -> bool:
+    """Whether v is a whole number (an int, not a bool: JSON's true is no count) >= least."""
+    return isinstance(v, int) and not isinstance(v, bool) and v >= least
+
+
 def _check_host(host: Mapping[str, Any], where: str) -> None:
     """The host fields read as numbers elsewhere (`ai matmul --tile --on`: the waves over
     the SMs, the shared-memory table by compute capability): a hand-edited 8.0 or "108"
     read as absent would skip a check without saying why. Absent or null is allowed."""
     sms = host.get("multiprocessors")
-    if sms is not None and (isinstance(sms, bool) or not isinstance(sms, int) or sms < 1):
+    if sms is not None and not _whole_at_least(sms, 1):
         raise InputError(f"{where}: field 'host.multiprocessors' must be a positive whole "
                          f"number (the GPU's SM count, e.g. 108), or null; got {sms!r}",
                          field=f"{where}.host.multiprocessors")
@@ -114,7 +119,7 @@ def _check_world(comm: Mapping[str, Any], at: str, where: str) -> None:
     "abc" or levels [1] was a traceback, levels.world 5 an error naming no file, a
     world_size -3 printed as "-3 ranks" (review s35 D)."""
     n = comm.get("world_size")
-    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 2):
+    if n is not None and not _whole_at_least(n, 2):
         raise InputError(f"{at}.world_size' must be a whole number >= 2 (the ranks probed), "
                          f"or absent; got {n!r:.60}; {_RERUN}",
                          field=f"{where}.extras.comm.world_size")
@@ -135,7 +140,7 @@ def _check_collective(c: Mapping[str, Any], place: str, where: str) -> None:
                          f"beta_bytes_per_s) or null; got {type(fit).__name__}; {_RERUN}",
                          field=f"{where}.{place}.fit")
     ranks = c.get("ranks")
-    if isinstance(ranks, bool) or not isinstance(ranks, int) or ranks < 2:
+    if not _whole_at_least(ranks, 2):
         raise InputError(f"{where}: field '{place}.ranks' must be a whole number >= 2 (the "
                          f"ranks the fit was measured over); got {ranks!r:.60}; {_RERUN}",
                          field=f"{where}.{place}.ranks")

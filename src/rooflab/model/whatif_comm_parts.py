@@ -26,6 +26,7 @@ from collections.abc import Mapping
 
 from ..units import dtype_bytes
 from .kernel import Kernel
+from .whatif_grads import follows_math, storage_bytes
 
 # what `whatif --precision` says of a train file's communication rows (module docstring)
 COMM_WORDS = ("; a gradient collective (train --dp) moves gradients of at least 2 B a "
@@ -66,7 +67,7 @@ def comm_parts_in_precision(k: Kernel, size: float, held: bool) -> Kernel | None
     if listed is None:
         return None
     new_list, old_sent, new_sent, grads = [], 0.0, 0.0, None
-    storage = _storage_bytes(k)
+    storage = storage_bytes(k)
     for c in listed:
         widths = {p: _width(p, float(w), str(c.get("kind", "")), size,
                             held or (storage is not None and float(w) != storage))
@@ -93,11 +94,11 @@ def comm_parts_in_precision(k: Kernel, size: float, held: bool) -> Kernel | None
 def _width(part: str, was: float, kind: str, size: float, held: bool) -> float:
     """A part's bytes per element under --precision of `size` (module docstring)."""
     if part == "weights" or (part == "activations" and kind in REDUCES):
-        return max(size, 2.0)
+        return follows_math(size)
     if part == "activations":
         return size
     if part == "gradients":
-        return was if held else max(size, 2.0)
+        return was if held else follows_math(size)
     return was
 
 
@@ -121,16 +122,6 @@ def part_widths(storage: str, grad_width: float) -> dict[str, float]:
     at the training dtype `storage`, gradients at `grad_width` (--grad-dtype's)."""
     w = float(dtype_bytes(storage))
     return {"weights": w, "activations": w, "gradients": float(grad_width)}
-
-
-def _storage_bytes(k: Kernel) -> float | None:
-    """The bytes of the training dtype the row names (meta storage_dtype), None without:
-    gradients of another width are held apart from it (--tp's fp32 norm gradients)."""
-    named = k.meta.get("storage_dtype")
-    try:
-        return float(dtype_bytes(named)) if isinstance(named, str) else None
-    except (KeyError, ValueError):
-        return None
 
 
 def _num(v: object) -> float:

@@ -46,7 +46,7 @@ def grads_kept(old: Kernel, new: Kernel, size: float) -> Kernel:
             or not isinstance(split.get("weights"), (int, float)):
         return new
     grad, storage = widths
-    to = grad if grad != storage else max(float(size), 2.0)
+    to = grad if grad != storage else follows_math(size)
     old_w = old.meta["bytes_split"]["weights"]
     part = _grad_part(old, old_w)
     # the rest of `weights` (a norm's gamma read) as the math's new size has it
@@ -81,11 +81,28 @@ def held_apart(k: Kernel) -> bool:
     held at --grad-dtype apart from the training dtype: meta grad_bytes differs from its
     storage dtype's (meta storage_dtype) bytes. They keep their width under --precision,
     as the dW kernels' do; a file without the marker (from before it) follows the math."""
-    named, got = k.meta.get("storage_dtype"), k.meta.get("grad_bytes")
-    if not isinstance(named, str) or isinstance(got, bool) \
-            or not isinstance(got, (int, float)):
+    storage, got = storage_bytes(k), k.meta.get("grad_bytes")
+    if storage is None or isinstance(got, bool) or not isinstance(got, (int, float)):
         return False
+    return storage != float(got)
+
+
+def storage_bytes(k: Kernel) -> float | None:
+    """The bytes of the training dtype a communication row names (meta storage_dtype), None
+    without one (a file from before train wrote it) or for a dtype rooflab does not know."""
+    named = k.meta.get("storage_dtype")
     try:
-        return float(dtype_bytes(named)) != float(got)
+        return float(dtype_bytes(named)) if isinstance(named, str) else None
     except (KeyError, ValueError):
-        return False
+        return None
+
+
+# Gradients not held apart follow the math but stay at least 2 B a value: fp8 and fp4
+# recipes write bf16 weight gradients (Transformer Engine) and reduce them in that dtype
+MIN_GRAD_BYTES = 2.0
+
+
+def follows_math(size: float) -> float:
+    """The bytes a gradient (or a weight all-gather's) value moves under --precision of
+    `size` bytes an element when its width is not held apart: max(size, 2)."""
+    return max(float(size), MIN_GRAD_BYTES)

@@ -22,7 +22,7 @@ from .opkind import is_matrix, is_sparse, kernel_kind
 from .retime import WhatIf, _apply
 from .whatif_comm_parts import COMM_WORDS, comm_parts_in_precision
 from .whatif_complex import complex_held, complex_words
-from .whatif_grads import grads_kept, held_apart
+from .whatif_grads import follows_math, grads_kept, held_apart
 from .whatif_precision_cap import capped_roof, old_precisions
 
 # The integer parts of a CSR SpMV's bytes_split (`rooflab ai spmv`: column indices and row
@@ -175,7 +175,7 @@ def comm_in_precision(k: Kernel, size: float) -> Kernel:
     if parts is not None or held:
         return parts or k
     old = float(k.meta.get("grad_bytes") or 2)
-    new = max(float(size), 2.0)
+    new = follows_math(size)
     if new == old:
         return k
     r = new / old
