@@ -19,7 +19,8 @@ BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048)
 
 def full_analysis(cfg, roof):
     """What `rooflab llm llama-3-70b --on H200 --batch <12> --json` computes."""
-    from rooflab.workloads.llm.analysis import Request, analyze_llm, result_to_dict
+    from rooflab.workloads.llm.analysis import Request, analyze_llm
+    from rooflab.workloads.llm.result_json import result_to_dict
     from rooflab.workloads.llm.settings import Settings
 
     r = analyze_llm(cfg, roof, Settings(), Request(batches=BATCHES, prompt=1024, context=2048),

@@ -141,7 +141,7 @@ def _run_json(capsys, argv) -> str:
 @pytest.mark.parametrize("args, says", [
     (["--tp", "8", "--hop-latency-us", "1", "--link-latency", "14"], "give one of"),
     (["--hop-latency-us", "10"], "add --tp N"),
-    (["--tp", "8", "--hop-latency-us", "-1"], ">= 0 microseconds per ring hop"),
+    (["--tp", "8", "--hop-latency-us", "-1"], ">= 0 and finite, in microseconds per ring hop"),
 ])
 def test_llm_latency_mistakes_are_one_error_line(capsys, args, says):
     assert main(["llm", "llama-3-70b", "--on", "H200", *args]) == 2

@@ -126,7 +126,7 @@ def _roofs_for_run(on: str, threads: int):
     """What bench --kernel --threads does with --on: the kernel-file chooser, this run as
     the subject."""
     from rooflab.cli.inputs import resolve_on
-    from rooflab.hardware.resolve import RUN, roofs_for_kernel_threads
+    from rooflab.hardware.thread_rows import RUN, roofs_for_kernel_threads
 
     picked, said, _ = roofs_for_kernel_threads(on, threads, RUN)
     return picked or resolve_on(on), said

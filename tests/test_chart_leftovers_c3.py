@@ -182,13 +182,13 @@ def test_the_whole_chip_row_and_a_plain_file_keep_the_nominal(tmp_path):
 
 def test_the_chart_scales_no_roof_twice_and_parses_no_methods(tmp_path):
     """The chart draws the resolved pair as given (48 GFLOP/s, not 24), and its scaling
-    of hand-given roofs is resolve's (no method parsing of its own)."""
-    from rooflab.hardware import resolve
+    of hand-given roofs is thread_rows' (no method parsing of its own)."""
+    from rooflab.hardware import thread_rows
     from rooflab.hardware.resolve import load_roofs
     from rooflab.report import chart
     from rooflab.report.chart import roofline_data
 
-    assert chart.per_thread_nominal is resolve.per_thread_nominal
+    assert chart.per_thread_nominal is thread_rows.per_thread_nominal
     assert not hasattr(chart, "THREAD_ROW") and not hasattr(chart, "CORES_METHOD")
     path = tmp_path / "t.json"
     path.write_text(json.dumps(_scaling_profile()))

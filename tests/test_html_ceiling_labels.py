@@ -18,19 +18,15 @@ from rooflab.hardware.catalog import lookup_roof
 from rooflab.hardware.profile import MachineProfile
 from rooflab.model import Ceiling, Kernel, Roof, analyze
 from rooflab.report import boxes
+from rooflab.report.html_ceiling_names import LEFT_INDENT_PX, Flat, flat_spots, place_ceiling_names
+from rooflab.report.html_label_model import PLOT_PX, line_label_box
 from rooflab.report.html_labels import (
-    LEFT_INDENT_PX,
-    PLOT_PX,
     POINT_LINE_MARGIN_PX,
     POSITIONS,
     Axes,
     Candidate,
-    Flat,
-    flat_spots,
-    line_label_box,
     marker_box,
     overlap,
-    place_ceiling_names,
     place_names,
     text_box,
 )

@@ -19,17 +19,9 @@ from rooflab.hardware.catalog import lookup_roof
 from rooflab.hardware.profile import MachineProfile
 from rooflab.model import Ceiling, Kernel, Roof, analyze
 from rooflab.report import boxes
-from rooflab.report.html_labels import (
-    PLOT_PX,
-    Axes,
-    Slope,
-    line_label_box,
-    marker_box,
-    place_slope_names,
-    slope_angle,
-    slope_name_size,
-    text_box,
-)
+from rooflab.report.html_label_model import PLOT_PX, line_label_box
+from rooflab.report.html_labels import Axes, marker_box, text_box
+from rooflab.report.html_slope_names import Slope, place_slope_names, slope_angle, slope_name_size
 
 pytest.importorskip("plotly")
 

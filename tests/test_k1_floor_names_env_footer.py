@@ -3,7 +3,7 @@
 F8: the bandwidth a kernel without FLOP reaches has one rule (model/bandwidth_reached.py);
     report/tables.py keeps no copy.
 F4: a command whose roof came from ROOFLAB_ON prints its re-run line in the .md/.html
-    footer with the variable in front (files.command_line), set through a public setter.
+    footer with the variable in front (files_generator.command_line), set through a public setter.
 F1: `llm` names its work floor `work_floor_s` and `ai` its floor with launches
     `with_launches_s`, as every other document does (docs/json.md "Floor keys").
 """
@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from rooflab import files
+from rooflab import files_generator
 from rooflab.cli.main import main
 from rooflab.files import write_json
 
@@ -44,23 +44,23 @@ def test_report_json_copy_percent_of_bandwidth(tmp_path, capsys):
 
 def test_command_line_puts_the_environment_in_front():
     gen = {"command": ["rooflab", "report", "k.json"], "env": {"ROOFLAB_ON": "H200"}}
-    assert files.command_line(gen) == "ROOFLAB_ON=H200 rooflab report k.json"
+    assert files_generator.command_line(gen) == "ROOFLAB_ON=H200 rooflab report k.json"
     # a profile path with a space is quoted as the arguments are
     gen = {"command": ["rooflab", "report", "k.json"], "env": {"ROOFLAB_ON": "my roof.json"}}
-    assert files.command_line(gen) == "ROOFLAB_ON='my roof.json' rooflab report k.json"
-    assert files.command_line({"command": ["rooflab", "ai", "a b"]}) == "rooflab ai 'a b'"
+    assert files_generator.command_line(gen) == "ROOFLAB_ON='my roof.json' rooflab report k.json"
+    assert files_generator.command_line({"command": ["rooflab", "ai", "a b"]}) == "rooflab ai 'a b'"
 
 
 def test_add_generator_env_only_while_a_command_runs():
     try:
-        files.set_generator(["report", "k.json"])
-        files.add_generator_env("ROOFLAB_ON", "T4")
-        assert files.generator()["env"] == {"ROOFLAB_ON": "T4"}
-        files.set_generator(None)
-        files.add_generator_env("ROOFLAB_ON", "T4")   # library use: nothing to stamp
-        assert files.generator() is None
+        files_generator.set_generator(["report", "k.json"])
+        files_generator.add_generator_env("ROOFLAB_ON", "T4")
+        assert files_generator.generator()["env"] == {"ROOFLAB_ON": "T4"}
+        files_generator.set_generator(None)
+        files_generator.add_generator_env("ROOFLAB_ON", "T4")   # library use: nothing to stamp
+        assert files_generator.generator() is None
     finally:
-        files.set_generator(None)
+        files_generator.set_generator(None)
 
 
 @pytest.mark.parametrize("suffix", ["md", "html"])

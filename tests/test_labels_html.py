@@ -15,14 +15,8 @@ import json
 import pytest
 
 from rooflab.model import Kernel, analyze
-from rooflab.report.html_labels import (
-    MAX_NAMED,
-    PLOT_PX,
-    Axes,
-    marker_box,
-    overlap,
-    text_box,
-)
+from rooflab.report.html_label_model import PLOT_PX
+from rooflab.report.html_labels import MAX_NAMED, Axes, marker_box, overlap, text_box
 
 pytest.importorskip("plotly")
 

@@ -84,9 +84,13 @@ def test_hardware_imports_nothing_from_ingest():
     assert bad == []
     files = [m for m, _ in _imports("files.py") if m.startswith("rooflab.")]
     # files.py (and files_decode.py, its decoding half, files_rename.py, its last rename,
-    # and json_stream.py, its JSON text in pieces: s32) sits below every layer
+    # and json_stream.py, its JSON text in pieces: s32; files_generator.py, the command
+    # that wrote a document: s36) sits below every layer
     assert set(files) <= {"rooflab.errors", "rooflab", "rooflab.files_decode",
-                          "rooflab.files_rename", "rooflab.json_stream"}
+                          "rooflab.files_rename", "rooflab.json_stream",
+                          "rooflab.files_generator"}
+    stamp = [m for m, _ in _imports("files_generator.py") if m.startswith("rooflab")]
+    assert set(stamp) <= {"rooflab"}   # its __version__ only
     assert [m for m, _ in _imports("json_stream.py") if m.startswith("rooflab")] == []
     rename = [m for m, _ in _imports("files_rename.py") if m.startswith("rooflab.")]
     assert set(rename) <= {"rooflab.errors"}

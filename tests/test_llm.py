@@ -13,13 +13,14 @@ from rooflab.errors import InputError, ParseError
 from rooflab.model import Ceiling, Roof
 from rooflab.model.parallel import Link
 from rooflab.workloads import ops
-from rooflab.workloads.llm.analysis import ContextWarning, Request, analyze_llm, result_to_dict
+from rooflab.workloads.llm.analysis import ContextWarning, Request, analyze_llm
 from rooflab.workloads.llm.config import load_config, parse_config
 from rooflab.workloads.llm.config_names import bundled_names
 from rooflab.workloads.llm.footprint import footprint, kv_bytes_per_sequence
 from rooflab.workloads.llm.kernels import decode_step, prefill_step
 from rooflab.workloads.llm.parallel import shard, tensor_parallel
 from rooflab.workloads.llm.params import count_params
+from rooflab.workloads.llm.result_json import result_to_dict
 from rooflab.workloads.llm.settings import Settings
 from rooflab.workloads.llm.sweep import batch_sweep
 from rooflab.workloads.llm.whatif import compare_settings, measured_point, standard_variants

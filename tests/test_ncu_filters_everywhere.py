@@ -165,8 +165,8 @@ def test_report_filters_a_recorded_report(capsys):
 def test_summed_launches_with_other_occupancy_get_a_note(launches, capsys):
     kernels = {k.name: k for k in load_ncu([str(launches)]).kernels}
     axpy = kernels["axpy_kernel"]
-    assert ("occupancy differs between its 2 launches (achieved 20-40 %, theoretical "
-            "50-100 %): its occupancy and limiter are launch 0's; --per-launch shows each"
+    assert ("occupancy differs between its 2 launches (achieved 20.0-40.0 %, theoretical "
+            "50.0-100.0 %): its occupancy and limiter are launch 0's; --per-launch shows each"
             in axpy.meta["notes"])
     assert axpy.meta["occupancy_achieved"] == 40.0   # the first launch's, as the note says
     # its two launches ran at one AI (2 x 1e9 FLOP / 1e9 B each): one figure, not '2-2'

@@ -46,7 +46,8 @@ def test_latency_position_cites_grid_and_occupancy(rep, capsys):
     out = " ".join(capsys.readouterr().out.split())
     # 2 blocks on 24 SMs: 2 / 24 = 8 %
     assert "grid of 2 blocks x 256 threads on 24 SMs: 8.3 % of SMs get a block" in out
-    assert "achieved occupancy 17 % of a theoretical 100 % (limit: warps per SM (block " \
+    # occupancy in its one style, one decimal (model.occupancy_words.occupancy_pct, s36 D)
+    assert "achieved occupancy 16.5 % of a theoretical 100.0 % (limit: warps per SM (block " \
         "size))" in out
     # 2 blocks < 24 SMs: the advice names the grid, not "expose more parallelism"
     assert "-> launch at least one block per SM (smaller blocks, or split the work)" in out
@@ -98,7 +99,7 @@ def test_grid_words_hand_checked():
     assert latency_detail(k(occupancy_achieved=12.0, occupancy_theoretical=50.0,
                             occupancy_limiter="registers",
                             pipe_busy={"lsu": 71.0, "fma": 8.0})) == (
-        "achieved occupancy 12 % of a theoretical 50 % (limit: registers); pipes busy: "
+        "achieved occupancy 12.0 % of a theoretical 50.0 % (limit: registers); pipes busy: "
         "lsu 71 %, fma 8 %")
     assert latency_detail(k()) == ""
 

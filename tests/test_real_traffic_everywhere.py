@@ -23,7 +23,7 @@ import json
 
 import pytest
 
-from rooflab.hardware import resolve
+from rooflab.hardware import resolve, thread_rows
 from rooflab.hardware.profile import roof_at_threads
 from rooflab.model import analysis as analysis_mod
 from rooflab.model.analysis import analyze, memory_ceiling
@@ -85,7 +85,7 @@ def test_one_thread_row_has_a_real_traffic_ceiling_of_triad_x_4_3():
 def test_counter_bytes_on_the_one_thread_row_meet_real_traffic(tmp_path):
     path = tmp_path / "t.json"
     path.write_text(json.dumps(_profile()))
-    roofs, _, _ = resolve.roofs_for_kernel_threads(str(path), 1)
+    roofs, _, _ = thread_rows.roofs_for_kernel_threads(str(path), 1)
     a = analyze(roofs[0], [_perf_loop()])
     (p,) = a.points
     assert p.bytes_per_s == pytest.approx(1e10 * 4 / 3)       # was the counted 10 GB/s

@@ -93,7 +93,8 @@ def test_html_ridge_names_each_by_its_own_diamond():
     from rooflab.hardware.profile import MachineProfile
     from rooflab.model import analyze
     from rooflab.report.html_figure import chart_display, figure
-    from rooflab.report.html_labels import POINT_FONT_PX, Axes, text_box
+    from rooflab.report.html_label_model import POINT_FONT_PX
+    from rooflab.report.html_labels import Axes, text_box
 
     analysis = analyze(MEASURED, _kernels())
     profile = MachineProfile(host={"name": "epyc"}, nominal=NOMINAL, measured=MEASURED)

@@ -16,10 +16,11 @@ quantized width" (the vision encoder is not counted at all).
 """
 
 from rooflab.hardware.resolve import load_roof
-from rooflab.workloads.llm.analysis import Request, analyze_llm, result_to_dict
+from rooflab.workloads.llm.analysis import Request, analyze_llm
 from rooflab.workloads.llm.config_parse import parse_config
 from rooflab.workloads.llm.params import count_params
 from rooflab.workloads.llm.quant_config import quantization
+from rooflab.workloads.llm.result_json import result_to_dict
 from rooflab.workloads.llm.settings import settings_for
 
 DEEPSEEK_V3 = {

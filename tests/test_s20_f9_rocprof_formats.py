@@ -100,16 +100,17 @@ def test_mi300_spelling_without_bubble_gets_128_byte_lines_and_a_note(tmp_path):
 
 
 def test_on_device_decides_the_line_when_the_file_does_not(tmp_path, capsys):
+    # no TCC_EA_ / TCC_EA0_ counter: their spelling is the recording GPU's and decides
+    # over --on (rocprof_arch.read_as, s36 F), so the file says nothing only without them
     p = v1_file(tmp_path / "results.csv",
-                {"SQ_INSTS_VALU_FMA_F32": 1000, "TCC_EA_RDREQ_sum": 100,
-                 "TCC_EA_RDREQ_32B_sum": 0, "TCC_EA_WRREQ_sum": 100,
-                 "TCC_EA_WRREQ_64B_sum": 100, "TCP_TOTAL_CACHE_ACCESSES_sum": 800,
+                {"SQ_INSTS_VALU_FMA_F32": 1000, "FETCH_SIZE": 12.5,
+                 "TCP_TOTAL_CACHE_ACCESSES_sum": 800,
                  "TCP_TCC_READ_REQ_sum": 300, "TCP_TCC_WRITE_REQ_sum": 50})
     on300 = rocprof_json(capsys, p, "--on", "mi300x")["kernels"][0]["bytes"]
     assert on300["L1"] == 128 * 800 and on300["L2"] == 128 * 300 + 64 * 50
     on250 = rocprof_json(capsys, p, "--on", "mi250x")["kernels"][0]["bytes"]
     assert on250["L1"] == 64 * 800 and on250["L2"] == 64 * 300 + 64 * 50
-    assert on300["DRAM"] == on250["DRAM"] == 64 * 100 + 64 * 100
+    assert on300["DRAM"] == on250["DRAM"] == 1024 * 12.5
 
 
 def test_workload_folder_named_mi300_gets_128_byte_lines(tmp_path):

@@ -41,15 +41,16 @@ def test_the_whole_run_at_half_its_nominal_dram_is_still_flagged(files, capsys):
 def test_the_writer_and_the_reader_share_one_text(files, capsys, monkeypatch):
     # s20 x2 F8: read_with_care matched its own copy of resolve's words; reworded in the
     # one place they live, the method and the check move together
-    from rooflab.hardware import resolve
+    from rooflab.hardware import thread_rows
     from rooflab.model.ceiling import Ceiling, Roof
 
-    monkeypatch.setattr(resolve, "WHOLE_CHIP", "all of the chip, its cores sharing it (")
+    # the words live in hardware/thread_rows.py (split from resolve.py, s36 D)
+    monkeypatch.setattr(thread_rows, "WHOLE_CHIP", "all of the chip, its cores sharing it (")
     chip = Roof("chip", compute=(Ceiling(8e10, "fp64", unit="vector"),),
                 memory=(Ceiling(4e10, level="DRAM", method="STREAM"),))
-    (dram,) = resolve.nominal_at_threads(chip, 1, 2).memory
+    (dram,) = thread_rows.nominal_at_threads(chip, 1, 2).memory
     assert dram.method == "all of the chip, its cores sharing it (2 cores): STREAM"
-    assert resolve.is_whole_chip(dram)
+    assert thread_rows.is_whole_chip(dram)
     care, rows = _care(capsys, ["report", files(1), "--on", "p.json@1t"])
     assert rows["DRAM bandwidth"]["ratio"] == pytest.approx(0.3)
     assert not [w for w in care if w.startswith(DISTURBED)], care

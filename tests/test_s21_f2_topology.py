@@ -13,7 +13,7 @@ import pytest
 
 from rooflab.hardware import host as H
 from rooflab.hardware.cpu_detect import detect_microarch
-from rooflab.hardware.resolve import _nominal_cores
+from rooflab.hardware.thread_rows import _nominal_cores
 from rooflab.model.ceiling import Ceiling
 from rooflab.probe.cpu import assemble
 from rooflab.probe.cpu.flops import Measured

@@ -68,7 +68,7 @@ def test_ncu_rep_csv_reads_back_with_the_same_advice(capsys, tmp_path):
     assert red["advice"][0]["action"].startswith("launch at least one block per SM")
     text = json.dumps(red)
     assert "grid of 4 blocks x 256 threads on 24 SMs: 16.7 % of SMs get a block" in text
-    assert "achieved occupancy 17 % of a theoretical 100 % (limit: warps per SM" in text
+    assert "achieved occupancy 16.5 % of a theoretical 100.0 % (limit: warps per SM" in text
     meta = next(k for k in back["kernels"] if k["name"] == "sigma_gpp_gpu_34")["meta"]
     assert meta["grid"] == "(65535, 1, 1)" and meta["block"] == "(128, 1, 1)"
     assert meta["sms"] == 24 and meta["occupancy_limiter"] == "registers"

@@ -183,8 +183,9 @@ def test_malformed_traces_say_what_json_loads_says(tmp_path, monkeypatch, chunk)
     assert new == old
     # the errors are json.loads' with the file, line and column and the export hint
     assert new["number cut"] == ("error", f"{files['number cut']}:1: not valid JSON "
-                                 f"(Expecting ',' delimiter, column 9): a file cut short? "
-                                 f"export it with prof.export_chrome_trace(path)")
+                                 f"(Expecting ',' delimiter, column 9); the file ends inside "
+                                 f"the document (was it written completely?); export it with "
+                                 f"prof.export_chrome_trace(path)")   # s36 I: files.json_end_hint
     assert new["csv"][1].endswith("not a chrome trace (not JSON); export one with "
                                   "prof.export_chrome_trace(path) from a torch.profiler "
                                   "run with record_shapes=True")

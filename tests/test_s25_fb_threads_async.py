@@ -215,8 +215,10 @@ def test_measure_of_a_decorated_function_benchmarks_what_it_wraps():
     assert k.name == "dbl"
     assert k.flop == {"fp64": N} and k.bytes == {"DRAM": 16 * N}
     assert k.provenance["flop"] == "given"
-    # old: 115 µs against 28.6 µs, a Measurement per call in the timed loop
-    assert k.seconds < 2 * plain.seconds
+    # old: 115 µs against 28.6 µs, a Measurement per call in the timed loop. The best
+    # sample of each, not the median: other load on a shared 2-core machine held up one
+    # median by 6x (s36 full suite), while the wrapper's cost is in every sample
+    assert min(k.samples) < 2 * min(plain.samples)
 
 
 def test_measure_of_a_decorated_method_binds_its_instance():

@@ -173,7 +173,7 @@ def test_does_not_fit_is_said(capsys):
     (("--seq", "0"), "--seq must be an integer >= 1"),
     (("--optimizer", "lion"), "--optimizer must be one of adamw, sgd"),
     (("--recompute", "most"), "--recompute must be one of none, selective, full"),
-    (("--step-ms", "-3"), "--step-ms must be a positive time"),
+    (("--step-ms", "-3"), "--step-ms must be a positive, finite time"),
 ])
 def test_bad_input_is_a_clear_error(capsys, args, words):
     code, out, err = run(capsys, "tinyllama-1.1b", "--on", "H100 SXM", *args)

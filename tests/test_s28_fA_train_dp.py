@@ -14,7 +14,8 @@ from rooflab.hardware.resolve import load_roof
 from rooflab.model.comm_link import Link
 from rooflab.workloads.llm import load_config
 from rooflab.workloads.llm.train import TrainSetup, run_train
-from rooflab.workloads.llm.train_dp import BUCKET_BYTES, dp_collectives, with_dp, zero_state_bytes
+from rooflab.workloads.llm.train_dp import dp_collectives, with_dp, zero_state_bytes
+from rooflab.workloads.llm.train_dp_comm import BUCKET_BYTES
 from rooflab.workloads.llm.train_memory import train_memory
 
 LLAMA2_7B = 6_738_415_616      # parameters (count_params; Touvron et al. 2023: 6.7B)

@@ -8,13 +8,13 @@ all-gather each send 7/8 of that, 11.79 GB, over the ring: on an H100 SXM's NVLi
 both directions, 450 per direction) 26.204 ms each, 52.41 ms in all; on an MI300X's xGMI
 ring (7 of its peer links x 64 GB/s = 448 GB/s) 26.322 ms each, 52.64 ms. The all-gather
 after the optimizer step is all exposed; the reduce-scatter hides under the backward but
-for the embedding's gradient, 32000 x 4096 x 2 = 262,144,000 B, a bucket of its own
-reduced after the backward (s35 M: 7/8 x 262.1 MB / 450 GB/s = 0.5097 ms), and the last
-of the other ceil((13,476,831,232 - 262,144,000) / 25 MiB) = 505 buckets (the backward,
-130 ms on an H100, is longer than it): exposed = T + T_rest / 505 + T_emb (26.766 ms on
-H100, 26.885 ms on MI300X; 26.255 and 26.373 before s35). Step floor = the kernels'
-floors + that: 203.54 + 26.77 = 230.3 ms ("230 ms") on H100, 151.07 + 26.89 = 177.9 ms
-on MI300X; summing the row whole gave 256 ms.
+for its last bucket: DeepSpeed's reduce_bucket_size, 5e8 elements = 1e9 B of bf16
+gradients (s36 H; DDP's 25 MiB before), so ceil(13,476,831,232 / 1e9) = 14 buckets, the
+embedding's 262 MB gradient inside the last (the backward, 130 ms on an H100, is longer
+than the link's 26.2 ms): exposed = T + T / 14 (28.077 ms on H100, 28.202 ms on MI300X;
+26.766 and 26.885 with 25 MiB buckets, 26.255 and 26.373 before s35). Step floor = the
+kernels' floors + that: 203.54 + 28.08 = 231.6 ms ("232 ms") on H100, 151.07 + 28.20 =
+179.3 ms on MI300X; summing the row whole gave 256 ms.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from rooflab.cli.main import main
 
 PARAMS = 6_738_415_616                 # Llama-2-7B (count_params)
 GRAD = 2 * PARAMS                      # bf16 gradients
-EMB = 2 * 32000 * 4096                 # the embedding's gradient: a bucket of its own
-BUCKETS = math.ceil((GRAD - EMB) / (25 * 2**20))     # the others: 505
+DS_BUCKET = 5e8 * 2                    # DeepSpeed's reduce_bucket_size in bf16 bytes
+BUCKETS = math.ceil(GRAD / DS_BUCKET)  # 14, the embedding's 262 MB in the last
 NVLINK, XGMI = 450e9, 7 * 64e9         # bus bandwidth per direction, catalog
 SENT = 2 * 7 / 8 * GRAD                # reduce-scatter + all-gather, bytes each device sends
 
@@ -41,9 +41,8 @@ def one(link: float) -> float:
 
 
 def exposed(link: float) -> float:
-    """The all-gather whole, the reduce-scatter's last equal bucket and its embedding's."""
-    rest, emb = 7 / 8 * (GRAD - EMB) / link, 7 / 8 * EMB / link
-    return one(link) + rest / BUCKETS + emb
+    """The all-gather whole and the reduce-scatter's last equal bucket."""
+    return one(link) + one(link) / BUCKETS
 
 
 STEP = ("llama-2-7b", "--batch", "1", "--seq", "4096", "--dp", "8", "--zero", "1", "-q")
@@ -92,11 +91,11 @@ def test_train_file_holds_the_hand_check(files):
     t = _train(files["h100"])
     assert t["dp"]["comm_s"] == pytest.approx(2 * one(NVLINK), rel=1e-12)
     assert t["dp"]["exposed_s"] == pytest.approx(exposed(NVLINK), rel=1e-9)
-    assert t["floor_s"] == pytest.approx(0.23031, abs=5e-5)
+    assert t["floor_s"] == pytest.approx(0.23162, abs=5e-5)
     m = _train(files["mi300x"])
     assert m["dp"]["link"]["bus_bytes_per_s"] == XGMI
     assert m["dp"]["exposed_s"] == pytest.approx(exposed(XGMI), rel=1e-9)
-    assert m["floor_s"] == pytest.approx(0.17795, abs=5e-5)
+    assert m["floor_s"] == pytest.approx(0.17927, abs=5e-5)
 
 
 def test_parts_s_has_the_exposed_comm_and_adds_up(files):
@@ -111,8 +110,8 @@ def test_comm_meta_lists_its_collectives(files):
     (row,) = [k for k in doc["kernels"] if k["name"] == "comm.zero1"]
     cols = row["meta"]["collectives"]
     assert [(c["kind"], c["window"], c["buckets"]) for c in cols] == [
-        ("reduce-scatter", "backward", BUCKETS + 1),
-        ("all-gather", "none", math.ceil(GRAD / (25 * 2**20)))]
+        ("reduce-scatter", "backward", BUCKETS),
+        ("all-gather", "none", math.ceil(GRAD / DS_BUCKET))]
     assert all(c["seconds_each"] == pytest.approx(one(NVLINK), rel=1e-12) for c in cols)
     assert row["meta"]["overlap"] is True and row["meta"]["accumulate"] == 1
     assert row["meta"]["batch"] == 1
@@ -157,8 +156,9 @@ def test_whatif_floor_is_train_floor(files, capsys, on):
     assert one(NVLINK) < backward < 0.08          # 75.4 ms: the closed form T + T / B holds
     kernels = sum(x["after_work_floor_s"] for x in doc["moves"] if x["kernel"] != "comm.zero1")
     assert doc["total_after_work_floor_s"] == pytest.approx(kernels + exposed(NVLINK), rel=1e-9)
-    # 147.6 ms before s35 M, + the embedding's gradient bucket (0.51 ms)
-    assert doc["total_after_work_floor_s"] == pytest.approx(0.1481, abs=5e-4)
+    # 147.6 ms before s35 M, + the embedding's gradient bucket (0.51 ms): 148.1 ms; with
+    # DeepSpeed's 1 GB buckets the last of 14 exposed instead (s36 H): 149.4 ms
+    assert doc["total_after_work_floor_s"] == pytest.approx(0.1494, abs=5e-4)
     assert "exposed" in doc["comm_counted"]
 
 
@@ -188,11 +188,11 @@ def test_whatif_hardware_moves_comm_onto_the_targets_link(files, capsys):
 def test_whatif_terminal_says_what_the_floor_counts(files, capsys):
     assert main(["whatif", str(files["h100"]), "--on", "H100 SXM", "--precision", "fp8"]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "comm.zero1 (whole; 26.8 ms -> 26.8 ms exposed)" in out
-    assert "work floor: 230 ms -> 148 ms" in out
+    assert "comm.zero1 (whole; 28.1 ms -> 28.1 ms exposed)" in out
+    assert "work floor: 232 ms -> 149 ms" in out
     assert ("a training step's communication counts its exposed part in the floors above, "
             "as `rooflab train`'s step floor adds it") in out
-    assert "comm.zero1: 26.8 ms -> 26.8 ms of its whole 52.4 ms -> 52.4 ms" in out
+    assert "comm.zero1: 28.1 ms -> 28.1 ms of its whole 52.4 ms -> 52.4 ms" in out
 
 
 def test_whatif_older_file_keeps_its_exposed_share(files, capsys):
@@ -235,19 +235,19 @@ def test_choose_times_comm_on_each_devices_link(files, capsys):
         assert "comm.zero1" not in [k["kernel"] for k in r["kernels"]]
     assert [r["name"] for r in doc["devices"]] == ["AMD Instinct MI300X", "NVIDIA H200 SXM",
                                                    "NVIDIA H100 SXM"]
-    # H100 vs MI300X by hand: 203.5 + 26.77 = 230.3 ms; 151.1 + 26.89 = 177.9 ms
-    assert rows["NVIDIA H100 SXM"]["dp_step_floor_s"] == pytest.approx(0.23031, abs=5e-5)
-    assert rows["AMD Instinct MI300X"]["dp_step_floor_s"] == pytest.approx(0.17795, abs=5e-5)
+    # H100 vs MI300X by hand: 203.5 + 28.08 = 231.6 ms; 151.1 + 28.20 = 179.3 ms
+    assert rows["NVIDIA H100 SXM"]["dp_step_floor_s"] == pytest.approx(0.23162, abs=5e-5)
+    assert rows["AMD Instinct MI300X"]["dp_step_floor_s"] == pytest.approx(0.17927, abs=5e-5)
 
 
 def test_choose_terminal_lines(files, capsys):
     assert main(["choose", str(files["h100"]), "--among", "H100 SXM,MI300X"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "with launches + exposed comm" in out and "work floor + exposed comm" in out
-    assert ("NVIDIA H100 SXM: 52.4 ms on NVLink 450 GB/s, 26.8 ms exposed: step floor 204 ms "
-            "compute + 26.8 ms = 230 ms") in out
-    assert ("AMD Instinct MI300X: 52.6 ms on xGMI 448 GB/s, 26.9 ms exposed: step floor "
-            "151 ms compute + 26.9 ms = 178 ms") in out
+    assert ("NVIDIA H100 SXM: 52.4 ms on NVLink 450 GB/s, 28.1 ms exposed: step floor 204 ms "
+            "compute + 28.1 ms = 232 ms") in out
+    assert ("AMD Instinct MI300X: 52.6 ms on xGMI 448 GB/s, 28.2 ms exposed: step floor "
+            "151 ms compute + 28.2 ms = 179 ms") in out
     assert "judged against DRAM" not in out
 
 

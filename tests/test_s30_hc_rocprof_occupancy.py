@@ -44,7 +44,8 @@ def test_each_layout_gives_each_kernel_its_occupancy(capsys, path):
         assert m["occupancy_from"].startswith("derived by HIP's occupancy calculator for gfx942")
     (note,) = [n for n in notes if "theoretical occupancy" in n]
     # longest first: triad 800 us, gemm 500 us, lds_transpose 400 us
-    assert ("triad 100 % (wave slots (workgroup size), VGPRs, SGPRs), gemm_mfma_bf16 25 % "
+    # one decimal, as occupancy_words prints each kernel's (s36 F: '100 %' beside '100.0 %')
+    assert ("triad 100.0 % (wave slots (workgroup size), VGPRs, SGPRs), gemm_mfma_bf16 25.0 % "
             "(VGPRs), lds_transpose 12.5 % (LDS)") in note
 
 
@@ -80,7 +81,7 @@ def test_advice_words_count_waves_of_64():
     # 2 workgroups x 4 waves = 8 of 32 waves, not 16 of 64 warps
     assert words.startswith("theoretical 25.0 % (8 of 32 waves), limited by VGPRs (derived")
     k = Kernel(name="g", flop={"bf16": 1e9}, bytes={"DRAM": 1e6}, seconds=1e-3, meta=metas)
-    assert latency_detail(k) == "theoretical occupancy 25 % (limit: VGPRs)"
+    assert latency_detail(k) == "theoretical occupancy 25.0 % (limit: VGPRs)"
     # NVIDIA's words stay: 2 blocks of 256 threads = 16 warps of 64 slots at 25 %
     nv = {"occupancy_theoretical": 25.0, "occupancy_limit_blocks": 2, "block": "(256, 1, 1)",
           "occupancy_limiter": "registers"}
@@ -97,7 +98,7 @@ def test_the_report_of_the_analysis_and_of_its_csv_cites_it(capsys, tmp_path):
         assert main(["report", str(path), "--on", "mi300x"]) == 0
         text = " ".join(capsys.readouterr().out.split())
         # gemm_mfma_bf16 is latency-bound (3 % of its roof): its diagnosis names the limit
-        assert "the profile says: theoretical occupancy 25 % (limit: VGPRs)" in text, path
+        assert "the profile says: theoretical occupancy 25.0 % (limit: VGPRs)" in text, path
 
 
 def test_docs_quote_the_note(capsys):

@@ -79,5 +79,5 @@ def test_report_passes_on_to_rocprof(capsys, monkeypatch):
     assert main(["-q", "report", "results.csv", "--on", "mi300x"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     # before: "...but not which GPU ran it: name it (--on mi300x)", --on given or not
-    assert "HIP's calculator for gfx942" in out and "gemm_mfma_bf16 25 % (VGPRs)" in out
+    assert "HIP's calculator for gfx942" in out and "gemm_mfma_bf16 25.0 % (VGPRs)" in out
     assert "not which GPU ran it" not in out

@@ -74,8 +74,8 @@ def test_whatif_on_the_csv_gives_the_json_floor(step, capsys, change):
     c = _whatif(step / "t.csv", change, capsys)
     assert c["total_after_work_floor_s"] == pytest.approx(j["total_after_work_floor_s"],
                                                           rel=1e-9)
-    if change[1] == "fp8":       # 148 ms, not the 132 ms the unmarked CSV gave
-        assert 0.147 < c["total_after_work_floor_s"] < 0.149
+    if change[1] == "fp8":       # 149 ms (148 with 25 MiB buckets), not the CSV's old 132
+        assert 0.148 < c["total_after_work_floor_s"] < 0.150
 
 
 def test_batch_2_differs_by_the_embedding_rows_only(step, capsys):

@@ -88,16 +88,21 @@ def test_grad_dtype_in_the_text_and_a_ddp_all_reduce(capsys):
 def test_hop_latency_us_adds_its_hops(capsys):
     plain = _train(capsys, "tinyllama-1.1b", "--dp", "2")
     hop = _train(capsys, "tinyllama-1.1b", "--dp", "2", "--hop-latency-us", "10")
-    # an all-reduce over 2 devices: 2(N-1) = 2 hops x 10 us, + 2,200,096,768 B / 450 GB/s
+    # an all-reduce over 2 devices: 2(N-1) = 2 hops x 10 us per bucket (s36 C: each of
+    # DDP's 80 buckets, 1 for the 131 MB embedding + ceil(2,069,024,768 / 25 MiB) = 79, is
+    # an all-reduce of its own), + 2,200,096,768 B / 450 GB/s
     assert plain["dp"]["comm_s"] == pytest.approx(2 * P1B / NVLINK, rel=1e-12)  # 4.889 ms
-    assert hop["dp"]["comm_s"] == pytest.approx(2 * 10e-6 + 2 * P1B / NVLINK, rel=1e-12)
+    assert hop["dp"]["comm_s"] == pytest.approx(80 * 2 * 10e-6 + 2 * P1B / NVLINK,
+                                                rel=1e-12)
     assert hop["dp"]["link"]["hop_latency_s"] == pytest.approx(10e-6)
     assert plain["dp"]["link"]["hop_latency_s"] == 0
-    # --dp 8 --zero 1: 7 hops each for the reduce-scatter and the all-gather: 140 us more
+    # --dp 8 --zero 1: 7 hops for each of DeepSpeed's buckets of 5e8 elements (s36 H; 81
+    # x 70 us = 5.67 ms with DDP's 25 MiB before): ceil(1,100,048,384 / 5e8) = 3 for the
+    # reduce-scatter and 3 for the all-gather after the optimizer step: 6 x 70 us = 0.42 ms
     z1 = _train(capsys, "tinyllama-1.1b", "--dp", "8", "--zero", "1")
     z1h = _train(capsys, "tinyllama-1.1b", "--dp", "8", "--zero", "1",
                  "--hop-latency-us", "10")
-    assert z1h["dp"]["comm_s"] - z1["dp"]["comm_s"] == pytest.approx(140e-6, rel=1e-9)
+    assert z1h["dp"]["comm_s"] - z1["dp"]["comm_s"] == pytest.approx(6 * 70e-6, rel=1e-9)
     assert main(["train", "tinyllama-1.1b", "--on", "H100 SXM", "--dp", "2",
                  "--hop-latency-us", "10"]) == 0
     assert "NVLink 450 GB/s bus bandwidth, 10 us per ring hop" in " ".join(
@@ -108,8 +113,8 @@ def test_link_from_times_the_ring_on_the_measured_all_reduce(tmp_path, capsys):
     comm = cluster(tmp_path / "comm.json", ar=(600e-6, 1e9), p2p=(100e-6, 4e9))
     d = _train(capsys, "tinyllama-1.1b", "--dp", "2", "--link-from", comm)
     # measured at 2 ranks: bus 1 GB/s x 2(2-1)/2 = 1 GB/s, 600 us / 2(2-1) = 300 us per hop;
-    # 2 hops x 300 us + 2,200,096,768 B / 1 GB/s = 2.200696768 s
-    assert d["dp"]["comm_s"] == pytest.approx(2 * 300e-6 + 2 * P1B / 1e9, rel=1e-9)
+    # 80 buckets x 2 hops x 300 us + 2,200,096,768 B / 1 GB/s = 2.248096768 s
+    assert d["dp"]["comm_s"] == pytest.approx(80 * 2 * 300e-6 + 2 * P1B / 1e9, rel=1e-9)
     assert d["dp"]["link"]["hop_latency_s"] == pytest.approx(300e-6, rel=1e-9)
     assert "--link-from" in d["dp"]["link"]["source"]
     assert any("measured with gloo between CPU processes" in n for n in d["notes"])

@@ -97,7 +97,7 @@ def test_a_time_that_is_not_positive_and_finite_is_refused(capsys, value):
     assert main([*PREFILL[:-1], value]) == 2
     err = capsys.readouterr().err
     # nan and inf in the verb's own words, as typed, since s35 B (finite_options.OWN_RANGE)
-    words = f"must be a positive time in milliseconds (e.g. 40); got {float(value):g}"
+    words = f"must be a positive, finite time in milliseconds (e.g. 40); got {float(value):g}"
     assert f"--ttft-ms {words}" in err
     assert "Traceback" not in err
 

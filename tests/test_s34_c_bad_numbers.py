@@ -52,7 +52,7 @@ def test_json_error_document_says_the_same(capsys):
     got = capsys.readouterr()
     doc = json.loads(got.out)
     assert doc["error"]["message"] == "--blocks must be a whole number such as 4 or 32; got 'x'"
-    assert doc["error"]["kind"] == "usage"
+    assert doc["error"]["kind"] == "input"   # an option's value (s36 I; was "usage")
 
 
 def _numeric(p) -> str | None:

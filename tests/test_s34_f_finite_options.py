@@ -39,7 +39,7 @@ def test_json_error_document_says_the_same(capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["error"]["message"] == ("--hop-latency-us must be a finite number such as "
                                        "2.5; got '1e999'")
-    assert doc["error"]["kind"] == "usage"
+    assert doc["error"]["kind"] == "input"   # an option's value (s36 I; was "usage")
 
 
 def test_finite_values_pass_the_check():

@@ -19,7 +19,7 @@ import pytest
 from rooflab.bench import kernel_runner as kr
 from rooflab.cli.main import main
 from rooflab.errors import InputWarning
-from rooflab.hardware import resolve
+from rooflab.hardware import thread_rows
 from rooflab.hardware.profile import roof_at_threads
 from rooflab.ingest.kernelfile import load_kernels
 from rooflab.probe.cpu.runner import Rate
@@ -107,7 +107,7 @@ def test_bench_kernel_in_l3_on_one_thread_lands_on_the_one_thread_l3(profile_pat
 # --- 2: one chooser, the subject a parameter ----------------------------------------------
 def roofs_for_kernel_threads(spec: str, n: int, subject: str):
     # looked up at call time: each test below fails on its own where the chooser lacks it
-    return resolve.roofs_for_kernel_threads(spec, n, getattr(resolve, subject))
+    return thread_rows.roofs_for_kernel_threads(spec, n, getattr(thread_rows, subject))
 
 
 def test_run_and_kernels_get_the_same_sentence_but_the_subject(profile_path):

@@ -64,7 +64,7 @@ SCALING = {"counts": [2, 4], "reference_threads": 4, "method": "m",
 def test_no_row_for_the_run_s_threads_is_one_whole_sentence(tmp_path):
     from cpu_probe_fakes import assembled_profile
 
-    from rooflab.hardware.resolve import RUN, roofs_for_kernel_threads
+    from rooflab.hardware.thread_rows import RUN, roofs_for_kernel_threads
 
     p = assembled_profile(1e11, 2e11)
     p = MachineProfile(host=p.host, nominal=p.nominal, measured=p.measured,

@@ -125,7 +125,7 @@ def test_hardware_swap_says_when_launches_outlast_the_work(capsys):
 def test_tpot_ms_error_speaks_milliseconds(capsys):
     assert main(["llm", TINY, "--on", "T4", "--tpot-ms", "-1"]) == 2
     err = capsys.readouterr().err
-    assert "--tpot-ms must be a positive time in milliseconds" in err and "got -1" in err
+    assert "--tpot-ms must be a positive, finite time in milliseconds" in err and "got -1" in err
 
 
 def test_csv_holds_the_batch_sweep(tmp_path, capsys):

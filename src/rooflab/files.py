@@ -20,6 +20,9 @@ from .errors import OutputError, ParseError
 # how text is read (gzip, UTF-16, a stray cp1252 byte): files_decode.py; read_text is
 # imported from here as before
 from .files_decode import SNIFF, decode_bytes, looks_binary, nul_safe, read_text, sniff_text
+
+# which command wrote a document (its "generator" block): files_generator.py
+from .files_generator import stamped
 from .files_rename import check_not_held, held_open, replace
 from .json_stream import iter_json
 
@@ -341,55 +344,6 @@ def _cell(v: Any) -> Any:
     return v
 
 
-# Who wrote the documents of this command: {"rooflab": version, "command": argv}, set by
-# the CLI's entry point (cli/main.py) for the one command it runs, None otherwise (library
-# use). The version and the command line only, no time or host: the same command on the
-# same input still gives the same bytes.
-_GENERATOR: list[dict[str, Any]] = []
-
-
-def set_generator(argv: Sequence[str] | None) -> None:
-    """Name the command whose documents follow (None: no command, nothing stamped)."""
-    from . import __version__
-
-    _GENERATOR[:] = [] if argv is None else [
-        {"rooflab": __version__, "command": ["rooflab", *map(str, argv)]}]
-
-
-def generator() -> dict[str, Any] | None:
-    """The running command's generator block ({"rooflab": version, "command": argv})."""
-    return dict(_GENERATOR[0]) if _GENERATOR else None
-
-
-def add_generator_env(name: str, value: str) -> None:
-    """Record an environment variable the running command read in place of an option
-    (ROOFLAB_ON for --on) in its generator block, as {"env": {name: value}}: the command
-    alone re-runs with another roof, or none, where the variable is unset (review r1_json
-    F4). No command running (library use): nothing to record."""
-    if _GENERATOR:
-        block = _GENERATOR[0]
-        _GENERATOR[0] = {**block, "env": {**block.get("env", {}), name: str(value)}}
-
-
-def command_line(gen: Mapping[str, Any]) -> str:
-    """The generator's command as one shell line (arguments with spaces quoted), behind
-    the environment it read ('ROOFLAB_ON=H200 rooflab report k.json'), so that the line a
-    .md/.html footer prints re-runs as written (review r1_json F4)."""
-    import shlex
-
-    env = [f"{k}={shlex.quote(str(v))}" for k, v in (gen.get("env") or {}).items()]
-    return " ".join([*env, shlex.join(str(a) for a in gen.get("command") or ())])
-
-
-def stamped(obj: Any) -> Any:
-    """A JSON document (a top-level object) with the generator block added last, when a
-    command runs and the document has none; other values as they are."""
-    gen = generator()
-    if gen is None or not isinstance(obj, dict) or "generator" in obj:
-        return obj
-    return {**obj, "generator": gen}
-
-
 def dumps_json(obj: Any) -> str:
     """JSON text with stable key order as produced and a trailing newline; sets sorted, so
     the same document is the same bytes in every process. A document written by a command
@@ -422,9 +376,21 @@ def load_json(path: str | os.PathLike) -> Any:
         # `rooflab report rooflab-demo/report.md`: say the file is not JSON at all
         other = p.suffix and p.suffix.lower() != ".json" and exc.pos == len(text) - len(
             text.lstrip())
-        hint = f"; this {p.suffix} file is not JSON: is it the right file?" if other else ""
+        hint = (f"; this {p.suffix} file is not JSON: is it the right file?" if other
+                else json_end_hint(exc, text))
         raise ParseError(f"invalid JSON: {exc.msg} (column {exc.colno}){hint}", path=str(p),
                          line=exc.lineno) from None
+
+
+def json_end_hint(exc: json.JSONDecodeError, text: str) -> str:
+    """'; the file is empty ...' or '; the file ends inside the document ...' where the
+    decoder stopped at the end of the text (a string left open to the end): a file cut
+    short, which "Expecting value (column 66)" alone did not say (s36 B); else ''."""
+    if not text.strip():
+        return "; the file is empty (was it written completely?)"
+    if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
+        return "; the file ends inside the document (was it written completely?)"
+    return ""
 
 
 def decode_json(text: str, path: str | os.PathLike) -> Any:

@@ -413,6 +413,9 @@ def parse_link_rate(text: str | int | float, what: str = "--link-bw") -> float:
 # No accelerator or CPU has less memory than this; a bare number below it is a unit left
 # out (`llm --memory 16` is 16 bytes), not a device.
 SMALLEST_MEMORY = 1e6
+# nor more than this: a 1 PB device is a typo (`--memory 1e30GB`, s36 N); the largest hosts
+# hold tens of TB, the largest accelerators a few hundred GB
+LARGEST_MEMORY = 1e15
 
 
 def is_bare_number(text: str | int | float) -> bool:
@@ -429,4 +432,8 @@ def parse_memory(text: str | int | float, what: str = "--memory") -> float:
         example = f"{text}GB (decimal) or {text}GiB" if is_bare_number(text) else "16GB"
         raise InputError(f"{what} {text} is {value:g} bytes, smaller than any device's "
                          f"memory; give a unit, e.g. {what} {example}")
+    if value > LARGEST_MEMORY:
+        raise InputError(f"{what} {text} is {value:g} bytes, past any device's memory "
+                         f"(rooflab takes up to 1 PB, 1e15 bytes); give one device's "
+                         f"memory, e.g. {what} 80GB")
     return value

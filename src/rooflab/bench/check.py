@@ -19,6 +19,11 @@ from ..model.sanity_counts import LLC_RESIDENT_SHARE, cache_resident, working_se
 # The least relative tolerance before a kernel counts as faster than its floor: below 5 %
 # the difference is within what clock changes and other load do to a measurement here.
 MIN_TOLERANCE = 0.05
+# The most: noise only slows a run (preemption, other load, a lower clock), so a median
+# under half its floor is the count or the roof, never the spread. Uncapped, a few
+# preempted samples (a demo under load: 4 of 15 at 100x, IQR 45x the median) made 1 - tol
+# negative and switched the check off: gemm_fp64_256 at 0.24x its floor went unflagged.
+MAX_TOLERANCE = 0.5
 
 FLAG_TEXT = {
     "below-floor": "measured faster than its roofline floor: the count or the roof is wrong",
@@ -36,9 +41,11 @@ FLAG_TEXT = {
 
 def tolerance(kernel: Kernel) -> float:
     """The noise a floor comparison must exceed: 5 %, or the kernel's own timing noise
-    (IQR / median) when larger. The roof's spread does not widen it: a ceiling's value is
-    its best sample already, and a roof measured too low is one of the errors to flag."""
-    return max(MIN_TOLERANCE, float(kernel.meta.get("iqr_rel", 0.0) or 0.0))
+    (IQR / median) when larger, at most MAX_TOLERANCE (50 %). The roof's spread does not
+    widen it: a ceiling's value is its best sample already, and a roof measured too low is
+    one of the errors to flag."""
+    noise = float(kernel.meta.get("iqr_rel", 0.0) or 0.0)
+    return min(MAX_TOLERANCE, max(MIN_TOLERANCE, noise))
 
 
 def floor_flags(kernel: Kernel, point: Point, tol: float, llc: int | None) -> tuple[str, ...]:

@@ -48,6 +48,7 @@ from .ai_layers import (
     _tf32_conv_note,
 )
 from .ai_result import format_result, result_dict
+from .finite_options import as_typed
 
 HELP = """Arithmetic intensity calculator: FLOP, bytes and AI of one op.
 
@@ -253,8 +254,9 @@ def _register_elementwise(ai: typer.Typer) -> None:
         """
         if not (math.isfinite(flop_per_element) and flop_per_element >= 0):
             # checked here to name the option (ops.elementwise would name a kernel field)
+            got = as_typed("--flop-per-element", flop_per_element)
             raise InputError(f"--flop-per-element must be a finite number >= 0 (1 for y = "
-                             f"x + 1, 2 for an FMA); got {flop_per_element!r}")
+                             f"x + 1, 2 for an FMA); got {got}")
         op = _ops().elementwise(_n(n, "n"), dtype or ML_DTYPE, inputs=_n(inputs, "inputs"),
                                 outputs=_n(outputs, "outputs"),
                                 flop_per_element=flop_per_element)

@@ -108,15 +108,17 @@ def _n(text: str, name: str, minimum: int | None = None) -> int:
     except ValueError:
         raise InputError(f"{name} must be a whole number such as 4096 or 1e6; got '{text}'") \
             from None
-    if value == math.inf:     # 400 digits, or 1e400: a number, only past a float's range
-        raise InputError(too_large(name, value))
+    # 400 digits, or 1e400: a number, only past a float's range; `inf` typed is no size
+    # (it was "m is beyond 1e308": s36 I), as `-inf` and `nan` are not
+    if value == math.inf and any(c.isdigit() for c in str(text)):
+        raise InputError(too_large(name, value, str(text)))
     if not math.isfinite(value) or value != int(value):
         raise InputError(f"{name} must be a whole number such as 4096 or 1e6; got '{text}'")
     if minimum is not None and value < minimum:
         need = "a positive whole number" if minimum == 1 else f"a whole number >= {minimum}"
         raise InputError(f"{name} must be {need}; got {text}")
     if value > MAX_SIZE:
-        raise InputError(too_large(name, value))
+        raise InputError(too_large(name, value, str(text)))
     return int(value)
 
 

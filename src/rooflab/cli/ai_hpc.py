@@ -13,6 +13,7 @@ from ..errors import InputError
 from ..units import fmt_bytes_binary as _binary
 from ..units import fmt_fraction  # cache sizes as datasheets give them
 from .ai_args import DTYPE64, HPC_DTYPE, JSON, SIZES, OnAi, _n
+from .finite_options import as_typed
 
 
 def _hpc():
@@ -144,7 +145,7 @@ def _register_stencil(ai: typer.Typer) -> None:
         if flop_per_point is not None and not (math.isfinite(flop_per_point)
                                                and flop_per_point >= 0):
             raise InputError(f"--flop-per-point must be a finite number >= 0 (8 for a "
-                             f"7-point Jacobi); got {flop_per_point!r}")
+                             f"7-point Jacobi); got {as_typed('--flop-per-point', flop_per_point)}")
         # 3: the fewest points of a symmetric stencil (1-D, radius 1)
         _emit(_hpc().stencil(_grid_arg(grid), _n(points, "--points", minimum=3),
                              dtype or HPC_DTYPE,

@@ -123,7 +123,7 @@ def _register_attention(ai: typer.Typer) -> None:
                                               "unmasked scores only, --naive all of them "
                                               "(where the mask sits: --causal-align)"),
                   causal_align: str | None = typer.Option(
-                      None, "--causal-align", metavar="bottom-right|top-left",
+                      None, "--causal-align", metavar="ALIGN",
                       help="with --causal and q-len != kv-len: bottom-right (default; query "
                       "i sees keys 0..i + kv-len - q-len: a decode step over a KV cache, "
                       "FlashAttention >= 2.1) or top-left (query i sees keys 0..i: "

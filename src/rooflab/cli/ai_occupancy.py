@@ -35,7 +35,7 @@ def register(ai: typer.Typer) -> None:
                   carveout: str | None = typer.Option(
                       None, "--carveout", help="the SM's configured shared memory: bytes "
                       "(ncu's launch__shared_mem_config_size, e.g. 64K) or a percent of the "
-                      "SM's (cudaFuncAttributePreferredSharedMemoryCarveout, e.g. 50%); "
+                      "SM's (cudaFuncSetAttribute's PreferredSharedMemoryCarveout, e.g. 50%); "
                       "rounded up to a size the SM supports; default: all of it (NVIDIA "
                       "only)"),
                   sgprs: str | None = typer.Option(
@@ -252,7 +252,7 @@ _WHY = {"warps": "warps per SM", "registers": "registers", "shared_memory": "sha
 
 def lines(d: dict) -> list[str]:
     """The answer as text."""
-    from .ai_occupancy_cdna import limit_row
+    from .ai_occupancy_cdna import limit_row, resident
 
     def row(key: str, what: str) -> str:
         return limit_row(d, _WHY, key, what)
@@ -271,14 +271,9 @@ def lines(d: dict) -> list[str]:
            row("shared_memory", f"{d['smem_config_bytes']} B / "
                                 f"{d['smem_per_block_allocated_bytes']} B per block "
                                 f"({rounding})"),
-           row("blocks", "resident blocks per SM"),
-           f"  resident: {nb} block{'s' if nb != 1 else ''} = {d['active_warps_per_sm']} of "
-           f"{d['max_warps_per_sm']} warps: theoretical occupancy "
-           f"{100 * d['theoretical_occupancy']:.1f} % (bound by "
-           f"{', '.join(_WHY[b] for b in d['binding'])})"]
-    out += [f"  lever: {v}" for v in d["levers"]]
-    out += [f"  note: {n}" for n in d["notes"]]
-    return out
+           row("blocks", "resident blocks per SM")]
+    return out + resident(d, _WHY, (nb, "block"),
+                          f"{d['active_warps_per_sm']} of {d['max_warps_per_sm']} warps")
 
 
 # The unit a strided access moves, by the roof's machine (review s19 r1 F10): a GPU's DRAM

@@ -78,11 +78,20 @@ def lines(d: dict) -> list[str]:
            row("sgprs", f"{sg} SGPRs per wave (granule 16) of 800 per SIMD" if sg else
                         "not given (--sgprs)"),
            row("lds", f"{d['lds_per_cu_bytes']} B per CU / {d['lds_per_block_bytes']} B "
-                      f"per workgroup"),
-           f"  resident: {nb} workgroup{'s' if nb != 1 else ''} = {d['active_waves_per_cu']} "
-           f"of {d['max_waves_per_cu']} waves: theoretical occupancy "
-           f"{100 * d['theoretical_occupancy']:.1f} % (bound by "
-           f"{', '.join(_WHY[b] for b in d['binding'])})"]
-    out += [f"  lever: {v}" for v in d["levers"]]
-    out += [f"  note: {n}" for n in d["notes"]]
-    return out
+                      f"per workgroup")]
+    return out + resident(d, _WHY, (nb, "workgroup"),
+                          f"{d['active_waves_per_cu']} of {d['max_waves_per_cu']} waves")
+
+
+def resident(d: dict, why: dict, blocks: tuple[int, str], slots: str) -> list[str]:
+    """The closing lines of an occupancy answer (CUDA's or a CU's): the resident `blocks`
+    (how many, of what: block, workgroup) and the warp or wave `slots` they fill ('32 of
+    64 warps'), the occupancy that makes (in its one style, occupancy_pct), what binds it,
+    the levers and the notes."""
+    from ..model.occupancy_words import occupancy_pct
+
+    nb, unit = blocks
+    return [f"  resident: {nb} {unit}{'s' if nb != 1 else ''} = {slots}: "
+            f"theoretical occupancy {occupancy_pct(100 * d['theoretical_occupancy'])} "
+            f"(bound by {', '.join(why[b] for b in d['binding'])})",
+            *(f"  lever: {v}" for v in d["levers"]), *(f"  note: {n}" for n in d["notes"])]

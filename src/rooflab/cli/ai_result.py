@@ -54,6 +54,10 @@ def result_dict(op, roof=None, nominal=None) -> dict:
     # another precision than the op's, and the text must name that one.
     ceiling, _ = roof.compute_for(kernel.precision, held_unit(roof, kernel))
     notes = ([fp4_note()] if fp4 else []) + list(analysis.notes)
+    from ..model.dies import die_words
+
+    # --on MI250X: one die judges; said as report says it (s36 F)
+    notes += [w for w in (die_words(roof),) if w]
     if nominal is not None:
         notes += _ridge_band(analysis, roof, nominal)
     # the memory ceiling that judged the bytes: DRAM (real traffic) for real-traffic counts

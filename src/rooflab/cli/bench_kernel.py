@@ -58,7 +58,7 @@ def bench_kernel(name: str, *, size: str | None, threads: int, cpus: str | None,
     kr.check_threads(threads, len(allowed) if allowed else (os.cpu_count() or 1))
     roofs, threads_row = None, ""
     if on is not None:   # a bad --on fails before the run
-        from ..hardware.resolve import RUN, roofs_for_kernel_threads
+        from ..hardware.thread_rows import RUN, roofs_for_kernel_threads
         from .inputs import resolve_on
 
         # a scaling profile's row for --threads judges, as a kernel file's 'threads'

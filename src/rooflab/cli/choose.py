@@ -90,12 +90,16 @@ def register(app) -> None:
     app.command("choose", help=HELP)(choose)
 
 
+# what choose ranks without --among: every catalog device (or --kind's), the best 15 shown
+AMONG_HELP = ("devices: H100,H200,MI300X or profile files (default: every catalog device, "
+              "or --kind's)")
+KIND_HELP = "every catalog device of this kind: gpu, cpu, accelerator (default: all kinds)"
+
+
 def choose(
     files: Files,
-    among: str = typer.Option(None, "--among", help="devices: H100,H200,MI300X or "
-                                                    "profile files"),
-    kind: str = typer.Option(None, "--kind", help="every catalog device of this kind: "
-                                                  "gpu, cpu, accelerator"),
+    among: str = typer.Option(None, "--among", help=AMONG_HELP),
+    kind: str = typer.Option(None, "--kind", help=KIND_HELP),
     top: int = typer.Option(15, "--top", help="show the N best (0: all)"),
     json_out: bool = typer.Option(False, "--json", help="print the ranking as JSON"),
     output: str = typer.Option(None, "--output", "-o", help="write the ranking: .json "

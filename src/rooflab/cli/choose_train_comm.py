@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..model.comm_link import Link
 from ..model.kernel import Kernel
-from ..model.train_comm import Exposure, exposure, is_comm, part_windows
+from ..model.train_comm import Exposure, exposure, is_comm, on_link, part_windows
 
 PLUS = " + exposed comm"      # the table's word for what the times add
 
@@ -86,8 +86,11 @@ def device_comms(comm: Sequence[Kernel], work: Sequence[Kernel], first, cands,
             continue
         floors = {t.kernel: t.work_floor_s for t in c.per_kernel}
         windows = part_windows((k, floors.get(k.name)) for k in work)
+        # each row's hop latency that of the link it runs on, not the file's (on_link)
         out[c.name] = tuple(
-            DeviceComm(link, exposure(r, sum(r.bytes.values()) / link.bus_bytes_per_s,
+            DeviceComm(link, exposure(on_link(r, link.bus_bytes_per_s, link.hop_latency_s,
+                                              rings(k, ranks, dies)[1]),
+                                      sum(r.bytes.values()) / link.bus_bytes_per_s,
                                       windows), k.name, sent=sum(r.bytes.values()),
                        ranks=rings(k, ranks, dies)[1], refit=r is not k)
             for (k, r), link in zip(rows, links, strict=True))

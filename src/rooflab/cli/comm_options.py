@@ -55,7 +55,22 @@ def hop_latency_s(hop_us: float | None, old_us: float | None = None) -> float:
         raise InputError("give one of --hop-latency-us and --latency-us (the same: the "
                          "latency per ring hop, --latency-us is the older spelling)")
     us = hop_us if hop_us is not None else old_us
+    check_hop_us(us, "--hop-latency-us" if hop_us is not None else "--latency-us")
     return (us or 0.0) * 1e-6
+
+
+# the largest latency a ring hop takes, in microseconds: 1 s per hop is a typo (s36 N:
+# --hop-latency-us 1e30 timed a step of 1e24 s), not a link (NVLink ~ 2-5 us, IB ~ 5-20 us)
+MAX_HOP_US = 1e6
+
+
+def check_hop_us(us: float | None, option: str, per: str = "per ring hop") -> None:
+    """A hop latency in microseconds past MAX_HOP_US: an InputError naming `option`."""
+    if us is not None and us > MAX_HOP_US:
+        raise InputError(f"{option} {us:g} is past the range rooflab takes, 0 to "
+                         f"{MAX_HOP_US:g} microseconds {per} (1 s; a link's is microseconds: "
+                         f"NVLink ~ 2-5, InfiniBand ~ 5-20): give it in microseconds, e.g. "
+                         f"{option} 10")
 
 
 def grad_dtype(given: str | None, dtype: str) -> str:

@@ -12,6 +12,7 @@ from ..errors import InputError
 from ..name_list import named
 from .compare_table import compare_table, table_notes, untimed_words
 from .exit_codes import EXIT_REGRESSION
+from .finite_options import as_typed
 from .options import FILES_HELP, on_option
 
 # compare's --on judges nothing: it is the roof the -o chart draws the moves on
@@ -106,7 +107,9 @@ def register(app) -> None:
         if fail_if_slower is not None:
             _refuse_predicted(cmp, before, after)
         data = comparison_to_dict(cmp, fail_if_slower)
-        floors = _floors(cmp, before, after)
+        from .compare_floors import comm_labelled, step_floors
+
+        floors = step_floors(cmp, before, after)
         if floors is not None:
             from ..model.compare_floors import floors_to_dict
 
@@ -128,7 +131,7 @@ def register(app) -> None:
             from .common import wide_console
 
             wide_console().print(compare_table(cmp, fail_if_slower,
-                                               _comm_labelled(floors, before, after)))
+                                               comm_labelled(floors, before, after)))
             if move is not None:
                 print("\n".join(train_lines(move)))
             for note in table_notes(cmp, fail_if_slower):
@@ -172,7 +175,7 @@ def _check_gate(pct: float | None) -> None:
     # its JSON could not be written); inf can never fail either: neither is a gate.
     if pct is not None and not (math.isfinite(pct) and pct >= 0):
         raise InputError(f"--fail-if-slower takes a finite percentage >= 0 (e.g. 5); "
-                         f"got {pct}")
+                         f"got {as_typed('--fail-if-slower', pct)}")
 
 
 def _refuse_guessed_pair(cmp, before: str, after: str) -> None:
@@ -254,75 +257,6 @@ def _machine_file(path: str) -> bool:
         return document_kind(load_json(path)) in ("profile", "roof")
     except (RooflabError, OSError, ValueError):
         return False
-
-
-def _llm_floors(path: str) -> tuple[dict[str, float], str, float] | None:
-    """(work floor by kernel, step name, step floor) of an untimed `rooflab llm --json`
-    file: its analysis[].floor_s (the roofline floor of each kernel on the file's roof),
-    which add up to the tabled step's floor (llm.decode or llm.prefill floor_s). None for
-    any other input, or a file whose kernels carry seconds (then the times compare)."""
-    from ..model.document_parts import analysis_floors, llm_part
-    from .compare_train import json_doc
-
-    doc = json_doc(path)
-    if doc is None:
-        return None
-    # the llm block and the floors checked as choose and whatif check them: a negative
-    # floor_s made a "-993 ms" step, a NaN one a step without a floor, without a word
-    llm = llm_part(doc, path)
-    # a `rooflab train --json` step: its analysis floors add up to train.floor_s (v3-F4)
-    train = isinstance(doc, dict) and isinstance(doc.get("train"), dict)
-    rows = doc.get("analysis") if llm is not None or train else None
-    if not isinstance(rows, list) or not rows or any(
-            not isinstance(r, dict) or r.get("seconds") for r in rows):
-        return None
-    floors: dict[str, float] = {}
-    for name, floor in analysis_floors(doc, path):
-        if floor is None:
-            return None
-        floors[name] = floors.get(name, 0.0) + floor
-    # a train --dp step counts its communication's exposed part, as train's floor does
-    from .compare_train import comm_exposed, step_floor
-
-    step = step_floor(floors, comm_exposed(path))
-    # the analysis is the decode step's, or the prefill's under --phase prefill
-    # `or {}`: a part present as null (which the validator lets by) gave None.get
-    phases = {name: (llm.get(key) or {}).get("floor_s") for key, name in
-              (("decode", "TPOT floor"), ("prefill", "TTFT floor"))} if llm else {}
-    known = {n: v for n, v in phases.items() if isinstance(v, (int, float))}
-    label = (min(known, key=lambda n: abs(known[n] - step)) if known
-             else "train floor" if train else "step floor")
-    return floors, label, step
-
-
-def _floors(cmp, before: str, after: str):
-    """(kernel FloorMoves, step FloorMove) when both runs are untimed llm documents and no
-    matched kernel has a time; None otherwise (timed runs compare their seconds)."""
-    if cmp.timed:
-        return None
-    b, a = _llm_floors(before), _llm_floors(after)
-    if b is None or a is None:
-        return None
-    from ..model.compare_floors import FloorMove, floor_moves
-
-    name = b[1] if b[1] == a[1] else f"{b[1]} -> {a[1]}"
-    return floor_moves(cmp, b[0], a[0]), FloorMove(f"step ({name})", b[2], a[2])
-
-
-def _comm_labelled(floors, before: str, after: str):
-    """The floors as the terminal table shows them: a train --dp file's communication row
-    named as the whole of it, with the exposed part the step row counts (s29 gA)."""
-    from dataclasses import replace
-
-    from .compare_train import comm_exposed, comm_label
-
-    b, a = comm_exposed(before), comm_exposed(after)
-    if floors is None or not (b or a):
-        return floors
-    moves = tuple(replace(m, name=comm_label(m.name, b.get(m.name), a.get(m.name)))
-                  if m.name in b or m.name in a else m for m in floors[0])
-    return moves, replace(floors[1], name=f"{floors[1].name[:-1]}: kernels + exposed "
-                                          f"communication)")
 
 
 def _labelled(match):

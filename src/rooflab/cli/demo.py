@@ -171,7 +171,8 @@ def register(app) -> None:
     ) -> None:
         """Measure this machine (a quick probe), time a handful of reference kernels
         on its measured roof, print both tables, and write a chart and a short report
-        (about 12 s in all on a quiet 2-vCPU VM).
+        (12-40 s in all on a 2-vCPU VM: longer under load or with a large last-level
+        cache, which makes the DRAM arrays larger).
 
         Example: rooflab demo -o rooflab-demo   (then view rooflab-demo/roofline.png)
         """

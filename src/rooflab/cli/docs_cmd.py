@@ -21,13 +21,15 @@ With no TOPIC, each topic with its title. With a TOPIC, its page: rendered on a 
 written into a pipe or a file (`rooflab docs json | less`, or grep it). TOPIC#SECTION
 prints one section (its heading's words, lower case, hyphens for spaces). --path prints
 where the page is instead (the folder, with no TOPIC), to open it in an editor or a
-Markdown viewer.
+Markdown viewer. --json: the topics with their titles and files (with a TOPIC: that page's
+title, file and Markdown), for a script.
 
   rooflab docs
   rooflab docs report
   rooflab docs json#names-a-script-may-write
   rooflab docs json | less
   rooflab docs install --path
+  rooflab docs --json
 """
 
 SUFFIX = ".md"
@@ -194,14 +196,35 @@ def register(app) -> None:
         path: bool = typer.Option(False, "--path",
                                   help="print the page's file (no TOPIC: the folder) "
                                        "instead of its text"),
+        json_out: bool = typer.Option(False, "--json",
+                                      help="the topics (name, title, path) as JSON; with "
+                                           "a TOPIC, its title, path and Markdown"),
     ) -> None:
         folder = docs_folder()
         pages = topics(folder)
-        if topic is None:
+        page = None if topic is None else find(topic, pages)
+        if json_out:
+            from .common import emit_json
+
+            emit_json(docs_document(folder, pages, page, topic))
+        elif page is None:
             print(folder if path else listing(pages))
-            return
-        page = find(topic, pages)
-        if path:
+        elif path:
             print(page)
         else:
             show(page_text(page, topic))
+
+
+def docs_document(folder: Path, pages: dict[str, Path], page: Path | None,
+                  topic: str | None) -> dict:
+    """`docs --json`: the user topics as `rooflab docs` lists them (a script finds a page
+    by name without parsing the listing's columns), or one page's title, file and the
+    Markdown `rooflab docs TOPIC` prints into a pipe (its section under TOPIC#SECTION)."""
+    from ..model.schema import SCHEMA_VERSION
+
+    if page is None:
+        return {"schema_version": SCHEMA_VERSION, "folder": str(folder),
+                "topics": [{"name": t, "title": title(p), "path": str(p)}
+                           for t, p in _public(pages).items()]}
+    return {"schema_version": SCHEMA_VERSION, "topic": page.stem, "title": title(page),
+            "path": str(page), "markdown": page_text(page, topic or "")}

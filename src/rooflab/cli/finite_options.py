@@ -122,6 +122,8 @@ def _check(param, own: bool = False) -> None:
     process = param.process_value
 
     def process_value(ctx, value):
+        if own and isinstance(value, str) and ctx is not None:   # for as_typed
+            ctx.meta.setdefault(_TYPED, {})[_option_name(param)] = value.strip()
         bad = next((v for v in _values(value) if non_finite(v)), None)
         if bad is not None and own and not isinstance(value, (list, tuple)):
             got = process(ctx, value)
@@ -135,6 +137,39 @@ def _check(param, own: bool = False) -> None:
 
     param.process_value = process_value
     setattr(param, _WRAPPED, True)
+
+
+# ctx.meta key: {option: its value as typed} of the OWN_RANGE options of this command line
+_TYPED = "rooflab.typed"
+
+
+def as_typed(name: str, value: float) -> str:
+    """An OWN_RANGE option's value as typed on this command line ('-1'), for the verb's
+    own range message, which said the float (`--fail-below -1`: "got -1.0", s36 I); the
+    value as `:g` writes it where nothing was typed (a default, a library call). Only the
+    message: the verb keeps the float, so a valid value prints as it always did."""
+    text = _typed_now().get(name)
+    if text is not None:
+        try:
+            if float(text.replace("_", "")) == value:
+                return text
+        except ValueError:
+            pass
+    return f"{value:g}"
+
+
+def _typed_now() -> dict[str, str]:
+    """The typed values of the command line being run (the current click context's)."""
+    import importlib
+
+    for where in ("typer._click.globals", "click.globals"):
+        try:
+            ctx = importlib.import_module(where).get_current_context(silent=True)
+        except ImportError:
+            continue
+        if ctx is not None:
+            return ctx.meta.get(_TYPED, {})
+    return {}
 
 
 def refuse_non_finite(command) -> None:

@@ -59,6 +59,9 @@ class Inputs:
     # the notes load_inputs printed on stderr already (rows and files a profiler's reader
     # skipped, warned as `rooflab ncu` warns them): print_notes does not say them twice
     told: tuple[str, ...] = ()
+    # the notes a `rooflab llm -o` file closed its text with (its llm.notes), in file order:
+    # report says them (report_llm_notes), read from the documents as the kernels were
+    llm_notes: tuple[str, ...] = ()
 
     @property
     def roof(self) -> Roof:
@@ -119,7 +122,7 @@ def load_inputs(paths: Sequence[str], on: Sequence[str] = (),
     (compare pairs its two files' ops by name, plot --trajectory joins them: not there);
     precision: Nsight Compute's per-precision points (ingest.ncu_precision: 'fp64', 'each'),
     as `rooflab ncu --precision` gives them, for every file's kernels."""
-    from ..ingest.kernelfile import file_kind, load_kernels
+    from ..ingest.kernelfile import file_kind, kernels_and_document
     from ..ingest.profile_checks import split_boost
 
     # --on 'NAME@boost': the catalog's compute ceilings as listed (_roof_notes)
@@ -129,7 +132,9 @@ def load_inputs(paths: Sequence[str], on: Sequence[str] = (),
         refuse_repeated(paths)
     kinds = {p: file_kind(p) for p in paths}
     own = [p for p in paths if kinds[p] == "rooflab"]
-    per_file = {path: load_kernels(path) for path in own}
+    read = {path: kernels_and_document(path) for path in own}   # each file parsed once
+    per_file = {path: ks for path, (ks, _) in read.items()}
+    docs = {path: doc for path, (_, doc) in read.items() if doc is not None}
     kernels = [k for ks in per_file.values() for k in ks]
     device, device_note = _rocprof_device(on, kinds)
     imp = _profiler_files([p for p in paths if p not in own], kinds, progress, per_launch,
@@ -155,7 +160,12 @@ def load_inputs(paths: Sequence[str], on: Sequence[str] = (),
         notes += said_threads
         skipped += warn_threads   # warnings: the roof may not be the kernels' count
     else:
-        roofs, profile, source = _file_roofs(own)
+        roofs, profile, source = _file_roofs(own, docs)
+        # a die's roof read back (a report written --on MI250X) judges as --on MI250X
+        # does, and says so as it does: the note was --on's only (s36 F)
+        from ..model.dies import die_words
+
+        notes += [w for w in (die_words(roofs[0]),) if w] if roofs else []
     if not roofs and imp is not None:
         try:
             roofs, source, said = _profiler_roof(imp)
@@ -171,10 +181,12 @@ def load_inputs(paths: Sequence[str], on: Sequence[str] = (),
     if not roofs:
         raise InputError(NO_ROOF)
     judged, source, (said, warned) = _roof_notes(roofs, kernels, imp, source, boost)
+    from .report_llm_notes import file_notes
     from .roof_source_notes import profile_judged  # the record table's nominal as judged
     return Inputs(tuple(kernels), judged, profile_judged(profile, roofs, judged), source,
                   tuple(notes + warned + said),
-                  warnings=tuple(skipped + warned), told=tuple(told))
+                  warnings=tuple(skipped + warned), told=tuple(told),
+                  llm_notes=file_notes(docs.values()))
 
 
 def _warn_skips(imp: ProfileImport) -> list[str]:

@@ -6,7 +6,7 @@ table the report shows; and the notes on a roof of another device or clock.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -61,9 +61,9 @@ def _threads_roofs(spec: str, kernels: Sequence[Kernel]
                    ) -> tuple[tuple[Roof, ...], tuple[list[str], list[str]]]:
     """--on's roofs at the thread count the kernels' files give (Kernel.meta["threads"]:
     a kernel file's 'threads', rooflab.measure's record), picked by
-    hardware.resolve.roofs_for_kernel_threads, with its (notes, warnings). Kernels of different
+    hardware.thread_rows.roofs_for_kernel_threads, with its (notes, warnings). Kernels of different
     counts share one roof: it is kept, and said."""
-    from ..hardware.resolve import roofs_for_kernel_threads
+    from ..hardware.thread_rows import roofs_for_kernel_threads
     from .inputs import resolve_on
 
     roofs = resolve_on(spec)
@@ -93,9 +93,11 @@ def _thread_words(n: int) -> str:
     return f"{n} thread" if n == 1 else f"{n} threads"
 
 
-def _file_roofs(own: Sequence[str]) -> tuple[tuple[Roof, ...], MachineProfile | None, str]:
+def _file_roofs(own: Sequence[str], docs: Mapping[str, object]
+                ) -> tuple[tuple[Roof, ...], MachineProfile | None, str]:
     """The roofs rooflab's JSON files carry (the first file's judge), the profile of the
-    file the judging roof came from, and the roof line; ((), None, '') when none holds one."""
+    file the judging roof came from, and the roof line; ((), None, '') when none holds one.
+    docs: each JSON file's document as its kernels were read from it (not parsed again)."""
     from ..files import load_json
     from ..hardware.resolve import embedded_roofs
 
@@ -104,7 +106,7 @@ def _file_roofs(own: Sequence[str]) -> tuple[tuple[Roof, ...], MachineProfile | 
     for path in own:
         if not path.lower().endswith(".json"):
             continue   # a kernel CSV holds no roof
-        data = load_json(path)
+        data = docs[path] if path in docs else load_json(path)
         found = embedded_roofs(data, path)
         if found and not roofs:
             profile = _profile_in(data, path)

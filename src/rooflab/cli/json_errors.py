@@ -159,7 +159,7 @@ def _a_file(word: str) -> bool:
 def _arguments() -> set[str]:
     """The words of the running command line that may name files: its arguments and the
     values of --option=value words, not the options."""
-    from ..files import generator
+    from ..files_generator import generator
 
     words = (generator() or {}).get("command") or ()
     out = set()

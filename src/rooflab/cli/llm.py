@@ -20,6 +20,7 @@ from .llm_checks import (
     _given_latency,
     _lengths,
     _on_or_first_compared,
+    one_spelling,
 )
 from .llm_list_render import list_rows, list_table
 from .llm_memory import check_gpu_mem_util
@@ -55,7 +56,8 @@ MicroBatchesOpt = Annotated[int | None, typer.Option(
     "throughput view (default: --pp)")]
 LinkBwOpt = Annotated[str | None, typer.Option(
     "--link-bw", help="TP link bandwidth, e.g. 450GB/s (also the stage link under --pp "
-    "without --tp)")]
+    "without --tp; default: the link --link-from, or --on a cluster profile, measured, "
+    "else the catalog's)")]
 LinkFromOpt = Annotated[str | None, typer.Option(
     "--link-from", metavar="FILE", help="cluster profile from `rooflab probe --comm`: --tp's "
     "all-reduces on its measured all-reduce alpha/beta, --pp's sends on its send/recv "
@@ -115,12 +117,16 @@ def register(app) -> None:
                                 "nvfp4/mxfp4: W4A4 fp4 GEMMs, with fp4 weights; default: the "
                                 "config's quantization_config, else its torch_dtype)"),
         attn: str = typer.Option("flash", "--attn", help="flash or naive"),
-        decode_tokens: int = typer.Option(1, "--decode-tokens", "--parallel-decode",
+        decode_tokens: int = typer.Option(1, "--decode-tokens", metavar="N",
                                           help="query tokens per sequence in each decode "
                                           "step: K + 1 for a speculative-decoding verify "
                                           "of K draft tokens (vLLM num_speculative_tokens "
-                                          "K), LLM-Viewer's n_parallel_decode; N x the "
-                                          "FLOP over one read of the KV cache"),
+                                          "K), LLM-Viewer's n_parallel_decode (also "
+                                          "spelt --parallel-decode); N x the FLOP over "
+                                          "one read of the KV cache"),
+        # --decode-tokens' other spelling, apart and hidden: listed beside it, the two names
+        # (33 characters) were cut at 80 columns, "--decode-tokens,--parallel-d…" (s36 J)
+        parallel_decode: int = typer.Option(None, "--parallel-decode", hidden=True),
         group: int = typer.Option(None, "--group", help="int2-int8 quantization group size "
                                   "(default: the config's quantization_config, else 128 "
                                   "for int2-int8 weights, per channel for int8 with "
@@ -134,11 +140,13 @@ def register(app) -> None:
         link_latency: LinkLatencyOpt = None,
         pp_link_bw: PpLinkBwOpt = None,
         pp_link_latency: PpLinkLatencyOpt = None,
-        memory: str = typer.Option(None, "--memory", help="device memory, e.g. 16GB"),
+        memory: str = typer.Option(None, "--memory", help="device memory, e.g. 16GB "
+                                   "(default: the catalog's, or the profile's)"),
         gpu_mem_util: float = typer.Option(None, "--gpu-mem-util", help="share of the "
                                            "device memory the engine may use, as vLLM's "
                                            "gpu_memory_utilization (0.9 there); of "
-                                           "the driver's total where the catalog has it"),
+                                           "the driver's total where the catalog has it "
+                                           "(default: the whole memory)"),
         tpot_ms: float = typer.Option(None, "--tpot-ms", help="a measured TPOT to place"),
         ttft_ms: float = typer.Option(None, "--ttft-ms", help="a measured TTFT to place: the "
                                       "prefill of the first --prompt at the first --batch; "
@@ -176,6 +184,7 @@ def register(app) -> None:
         if config == "list":
             return _list_configs(json_out)
         cfg = load_config(config)   # an unknown model is said before a missing --on
+        decode_tokens = one_spelling(decode_tokens, parallel_decode)
         on, compare, on_note = _on_or_first_compared(on, compare)
         _check_modes(phase, whatif, tp, pp)
         latency = _given_latency(hop_latency, link_latency, tp, pp)

@@ -59,8 +59,8 @@ def _check_measured(**times: float | None) -> None:
     """--tpot-ms and --ttft-ms: positive and finite (NaN and inf refused)."""
     for name, ms in times.items():
         if ms is not None and (not ms > 0 or math.isinf(ms)):
-            raise InputError(f"--{name}-ms must be a positive time in milliseconds (e.g. "
-                             f"{15 if name == 'tpot' else 40}); got {ms:g}")
+            raise InputError(f"--{name}-ms must be a positive, finite time in milliseconds "
+                             f"(e.g. {15 if name == 'tpot' else 40}); got {ms:g}")
 
 
 def _compared_names(compare: str) -> list[str]:
@@ -104,7 +104,8 @@ def _given_latency(hop_us: float | None, allreduce_us: float | None, tp: int, pp
         return None
     if not (us >= 0 and math.isfinite(us)):
         per = "per ring hop" if option == "--hop-latency-us" else "per all-reduce"
-        raise InputError(f"{option} must be >= 0 microseconds {per} (e.g. 10); got {us:g}")
+        raise InputError(f"{option} must be >= 0 and finite, in microseconds {per} (e.g. 10); "
+                         f"got {us:g}")
     if us and tp == 1 and pp == 1:
         raise InputError(f"{option} is the latency of --tp's all-reduces (or of --pp's "
                          f"sends); add --tp N or --pp N (2 or more) or drop it")
@@ -141,5 +142,16 @@ def _check_pp(pp: int, micro_batches: int | None, pp_link_bw: str | None,
                          f"got {micro_batches}")
     if pp_link_latency is not None and not (pp_link_latency >= 0
                                             and math.isfinite(pp_link_latency)):
-        raise InputError(f"--pp-link-latency must be >= 0 microseconds per send (e.g. 5); "
-                         f"got {pp_link_latency:g}")
+        raise InputError(f"--pp-link-latency must be >= 0 and finite, in microseconds per "
+                         f"send (e.g. 5); got {pp_link_latency:g}")
+
+
+def one_spelling(decode_tokens: int, parallel_decode: int | None) -> int:
+    """--decode-tokens N, or its other spelling --parallel-decode N (LLM-Viewer's
+    n_parallel_decode), given once: two different counts are refused."""
+    if parallel_decode is None:
+        return decode_tokens
+    if decode_tokens not in (1, parallel_decode):
+        raise InputError(f"--decode-tokens {decode_tokens} and --parallel-decode "
+                         f"{parallel_decode} are one option spelt two ways; give one")
+    return parallel_decode

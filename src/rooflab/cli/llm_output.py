@@ -61,7 +61,7 @@ def measured_dict(res: LlmRun) -> dict:
 
 def result_dict(res: LlmRun, phase: str = "both") -> dict:
     """The JSON vocabulary: result_to_dict plus what the options added under "llm"."""
-    from ..workloads.llm.analysis import result_to_dict
+    from ..workloads.llm.result_json import result_to_dict
     from .llm_render import totals
     from .llm_words import closing_notes
 

@@ -126,6 +126,10 @@ def in_flight_lines(ppr) -> list[str]:
     if ppr.fits_in_flight:
         return [head + f"{need} of {have} per device (fits)"]
     cap = ppr.max_micro_batch
+    # cap 0: not one sequence per micro-batch fits (said "at most 0 per micro-batch
+    # (--batch 0)", a batch the verb refuses, s36 J)
+    fix = (f"at most {cap} per micro-batch (--batch {cap}), or fewer micro-batches "
+           f"(--micro-batches)" if cap >= 1 else "not one sequence per micro-batch fits "
+           "at that many: give fewer micro-batches (--micro-batches)")
     return [head + f"{need} of {have} per device: does NOT fit with "
-            f"{ppr.micro_batches} micro-batches in flight; at most {cap} per micro-batch "
-            f"(--batch {cap}), or fewer micro-batches (--micro-batches)"]
+            f"{ppr.micro_batches} micro-batches in flight; {fix}"]

@@ -108,22 +108,20 @@ def totals(r, tpr=None, ppr=None) -> dict[str, float]:
 
 
 def _totals(r, tpr=None, ppr=None) -> dict[str, float]:
-    if ppr is not None:
-        tpot = ppr.tpot_s
-        ttft = r.ttft_s + (tpr.prefill_link_s if tpr else 0.0) + ppr.prefill_transfer_s
-        rate = r.request.batch / tpot
-        return {"tpot_s": tpot, "ttft_s": ttft, "tokens_per_s": rate,
-                "tokens_per_s_per_gpu": rate / ppr.gpus,
-                "request_s": request_floor_s(ttft, tpot, r.request.generate),
-                "compute_tpot_s": r.tpot_s,
-                "compute_ttft_s": r.ttft_s}
-    if tpr is None:
+    """The totals on one device, or over the --tp group (`tpr`) or the --pp pipeline
+    (`ppr`, whose TTFT adds the stage-to-stage transfers to --tp's all-reduces): the step
+    and tokens/s across every GPU, and the compute-only TPOT/TTFT beside them."""
+    if tpr is None and ppr is None:
         return {"tpot_s": r.tpot_s, "ttft_s": r.ttft_s, "tokens_per_s": r.tokens_per_s,
                 "request_s": r.request_s}
-    tpot, ttft = tpr.tpot_s, r.ttft_s + tpr.prefill_link_s
+    link_s = tpr.prefill_link_s if tpr else 0.0
+    if ppr is not None:
+        tpot, ttft, gpus = ppr.tpot_s, r.ttft_s + link_s + ppr.prefill_transfer_s, ppr.gpus
+    else:
+        tpot, ttft, gpus = tpr.tpot_s, r.ttft_s + link_s, tpr.tp
     rate = r.request.batch / tpot
     return {"tpot_s": tpot, "ttft_s": ttft, "tokens_per_s": rate,
-            "tokens_per_s_per_gpu": rate / tpr.tp,
+            "tokens_per_s_per_gpu": rate / gpus,
             "request_s": request_floor_s(ttft, tpot, r.request.generate),
             "compute_tpot_s": r.tpot_s,
             "compute_ttft_s": r.ttft_s}

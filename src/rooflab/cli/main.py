@@ -96,7 +96,8 @@ def _run(argv: list[str] | None) -> int:
             try:
                 # every document this command writes names it: the line as typed (`-` for
                 # standard input, not the temporary file it is read from)
-                from ..files import set_generator, written
+                from ..files import written
+                from ..files_generator import set_generator
 
                 set_generator(argv)
                 from ..files_decode import LAST_READ
@@ -123,7 +124,7 @@ def _run(argv: list[str] | None) -> int:
             except KeyboardInterrupt:   # Ctrl-C while the verbs were built, or stdin read
                 return _interrupted()
     finally:
-        from ..files import set_generator
+        from ..files_generator import set_generator
         from .common import set_quiet
 
         set_generator(None)
@@ -356,15 +357,17 @@ def _click_error(exc: Exception, argv: list[str]) -> int:
             return EXIT_USAGE
         # One `error:` line like every other error, then the usage as a hint; a bad
         # number in rooflab's words, not pydantic's (usage_words)
-        from .usage_words import usage_message
+        from .usage_words import usage_message, value_words
 
         message = usage_message(exc)
+        # a bad option value is an input error, as the verb's own check of it (value_words)
+        kind = InputError.kind if value_words(exc) else json_errors.USAGE
         print(f"error: {message}", file=sys.stderr)
         ctx = getattr(exc, "ctx", None)
         if ctx is not None:
             print(f"{ctx.get_usage()}\nsee `{ctx.command_path} --help`",
                   file=sys.stderr)
-        json_errors.emit(json_errors.document(message, json_errors.USAGE, EXIT_USAGE))
+        json_errors.emit(json_errors.document(message, kind, EXIT_USAGE))
         return EXIT_USAGE
     if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
         # a path past the system's limit (a name over 255 bytes), met by a Path.is_dir()

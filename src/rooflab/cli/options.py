@@ -199,10 +199,10 @@ def _check_env_name(env: str) -> None:
 
 def _stamp_env(env: str) -> None:
     """Add {"env": {"ROOFLAB_ON": value}} to the generator block every document of this
-    command carries (files.generator): its `command` alone re-ran with another roof, or
+    command carries (files_generator.generator): its `command` alone re-ran with another roof, or
     none, where the variable is unset (review r1_json F4). No block, no stamp (library
     use)."""
-    from ..files import add_generator_env
+    from ..files_generator import add_generator_env
 
     add_generator_env(ON_ENV, env)
 
@@ -255,7 +255,8 @@ Files = Annotated[list[str], typer.Argument(help=FILES_HELP)]
 Top = Annotated[int, typer.Option("--top", help="show the N longest kernels (0: all)")]
 Level = Annotated[str | None, typer.Option(
     "--level", help="one reading: DRAM, L2 or L3: that level's row of the hierarchical "
-    "roofline; L1: the cache-aware (CARM) reading, as `rooflab report --level L1`")]
+    "roofline; L1: the cache-aware (CARM) reading, as `rooflab report --level L1` "
+    "(default: every level the file has, one row each)")]
 JsonOut = Annotated[bool, typer.Option("--json", help="print the JSON vocabulary")]
 Output = Annotated[str | None, typer.Option(
     "-o", "--output", help="write a chart (.png/.svg), .json or .csv")]

@@ -14,7 +14,7 @@ HELP = """Measure this machine's roofline: bandwidth per memory level (L1, L2, L
 peak FLOP/s per precision, an intensity sweep and the dispatch overhead; print the record
 table (nominal vs measured, ridge points) and save the profile (-o profile.json).
 
-  rooflab probe --quick -o profile.json             (5-10 s when quiet)
+  rooflab probe --quick -o profile.json             (5-25 s when quiet)
 
   rooflab probe -o profile.json --chart roof.png    (about 30 s, with a chart)
 

@@ -285,6 +285,9 @@ def register(app) -> None:
         warn_step_order(profiler_steps(files))   # the steps' order is the command line's
         report_gate.refuse_own_best(inputs.roof, fail_below)
         analysis = analyze_at(inputs.roof, inputs.kernels, level)
+        if level is None and str(output).lower().endswith((".html", ".htm")):
+            from ..report.chart_batch import remember_analysis  # analyze(roof, kernels)
+            remember_analysis(inputs.roof, inputs.kernels, analysis)   # for the page's chart
         # the terminal leaves out the skipped rows load_inputs warned of already (said once:
         # review s22 h2 F6); the .md, .html and --json keep every note
         kept = (inputs.notes if output or json_out
@@ -294,7 +297,7 @@ def register(app) -> None:
         kept += link_notes(analysis)   # an `llm --tp/--pp` step's floor with its links
         from .report_llm_notes import llm_notes
 
-        kept += llm_notes(files, (*analysis.notes, *kept))   # an llm file's closing notes
+        kept += llm_notes(inputs.llm_notes, (*analysis.notes, *kept))   # an llm file's notes
         if kept:
             from dataclasses import replace
 

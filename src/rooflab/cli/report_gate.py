@@ -14,6 +14,7 @@ import math
 
 from ..errors import InputError
 from ..sides import keep_side
+from .finite_options import as_typed
 
 OPTION = "--fail-below"
 # 100 / headroom carries the float error of time / floor: a kernel built at 99.96 % of its
@@ -26,7 +27,7 @@ def check_pct(pct: float | None) -> None:
     """Before any work: a finite percentage in (0, 100]; 0 fails nothing, NaN never."""
     if pct is not None and not (math.isfinite(pct) and 0 < pct <= 100):
         raise InputError(f"{OPTION} takes a percentage of the roof above 0 and at most 100 "
-                         f"(e.g. 50); got {pct}")
+                         f"(e.g. 50); got {as_typed(OPTION, pct)}")
 
 
 def refuse_own_best(roof, pct: float | None) -> None:

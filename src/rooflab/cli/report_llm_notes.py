@@ -7,34 +7,30 @@ left out."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 
-def llm_notes(files: Sequence[str], said: Iterable[str]) -> tuple[str, ...]:
-    """The `llm.notes` of the .json files among `files`, in order, without those `said`
-    holds already (the same words, or the same words a kernel's name before them)."""
+def llm_notes(notes: Iterable[str], said: Iterable[str]) -> tuple[str, ...]:
+    """`notes` (the inputs' llm.notes: load_inputs read them from the documents it read the
+    kernels from), in order, once each, without those `said` holds already (the same
+    words, or the same words a kernel's name before them)."""
     said = list(said)
     out: list[str] = []
-    for path in files:
-        for note in _file_notes(path):
-            head = note.split(" (for ", 1)[0]    # llm's fallback note names its kernels
-            if note in out or any(head in s for s in said):
-                continue
-            out.append(note)
+    for note in notes:
+        head = note.split(" (for ", 1)[0]    # llm's fallback note names its kernels
+        if note in out or any(head in s for s in said):
+            continue
+        out.append(note)
     return tuple(out)
 
 
-def _file_notes(path: str) -> list[str]:
-    """A file's llm.notes (strings only); [] for a file that is no llm document."""
-    from ..files import load_json
-    from ..files_kind import file_kind
-
-    # perf stat -j's lines and a torch trace are .json too, and no llm document
-    if not str(path).lower().endswith(".json") or file_kind(str(path)) != "rooflab":
-        return []
-    data = load_json(path)
-    llm = data.get("llm") if isinstance(data, dict) else None
-    notes = llm.get("notes") if isinstance(llm, dict) else None
-    if not isinstance(notes, list):
-        return []
-    return [n for n in notes if isinstance(n, str) and n.strip()]
+def file_notes(documents: Iterable[object]) -> tuple[str, ...]:
+    """The llm.notes (strings only) of each parsed document, in order; none from a document
+    that is no llm file (a kernel list, a torch trace, an analysis)."""
+    out: list[str] = []
+    for data in documents:
+        llm = data.get("llm") if isinstance(data, dict) else None
+        notes = llm.get("notes") if isinstance(llm, dict) else None
+        if isinstance(notes, list):
+            out += [n for n in notes if isinstance(n, str) and n.strip()]
+    return tuple(out)

@@ -18,7 +18,10 @@ Collect the counters rocprof-compute's roofline uses, e.g. with rocprof v1:
   pmc: TCP_TCC_ATOMIC_WITH_RET_REQ_sum TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum
   (MI300: TCC_EA0_ for TCC_EA_, e.g. TCC_EA0_RDREQ_sum TCC_EA0_RDREQ_32B_sum
    TCC_EA0_WRREQ_sum TCC_EA0_WRREQ_64B_sum, plus TCC_BUBBLE_sum and
-   SQ_INSTS_VALU_MFMA_MOPS_F8)
+   SQ_INSTS_VALU_MFMA_MOPS_F8; MI350/MI355X: TCC_EA0_RDREQ_64B_sum and
+   TCC_EA0_RDREQ_128B_sum, not TCC_BUBBLE_sum)
+  Achieved occupancy: SQ_ACCUM_PREV_HIRES (SQ_LEVEL_WAVES accumulated, as
+  rocprof-compute collects it) with GRBM_GUI_ACTIVE, and --on the GPU.
 
   rocprof -i counters.txt ./app      (writes results.csv)
   rooflab rocprof results.csv --on mi300x

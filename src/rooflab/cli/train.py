@@ -18,6 +18,7 @@ from .comm_options import (
     link_latency_opt,
 )
 from .options import on_option
+from .train_bucket_words import BUCKET_HELP, check_bucket_mb
 
 OnTrain = Annotated[str | None, on_option()]
 TpOpt = Annotated[int, typer.Option(
@@ -35,6 +36,7 @@ TpLinkBwOpt = Annotated[str | None, typer.Option(
     "--tp-link-bw", help="--tp: the TP group's bus bandwidth with its unit, 450GB/s "
     "(default: the catalog link, as `rooflab llm --tp`)")]
 LinkLatencyOpt = link_latency_opt()
+MAX_STEP_MS = 86_400_000.0    # a day: --step-ms past it is a typo, not a measured step
 
 
 def register(app) -> None:
@@ -75,8 +77,8 @@ def register(app) -> None:
                                  "backward) or naive (the s x s scores stored)"),
         loss: str = typer.Option("eager", "--loss", help="eager (Hugging Face's: the "
                                  "lm_head writes every logit, the cross-entropy reads them, "
-                                 "12 B per logit held) or fused (Liger-Kernel's "
-                                 "FusedLinearCrossEntropy: chunked, the lm_head's backward "
+                                 "12 B per logit held) or fused (Liger-Kernel's fused "
+                                 "linear cross-entropy: chunked, the lm_head's backward "
                                  "in the forward, one chunk's logits held)"),
         clip_grad: bool = typer.Option(False, "--clip-grad", help="count "
                                        "clip_grad_norm_: a norm over every gradient (read "
@@ -106,6 +108,7 @@ def register(app) -> None:
                                     "the catalog link, as `rooflab scale`)"),
         link_from: LinkFromOpt = None,
         hop_latency_us: HopLatencyOpt = None,
+        bucket_mb: float = typer.Option(None, "--bucket-mb", help=BUCKET_HELP),
         grad_dtype: GradDtypeOpt = None,
         tp: TpOpt = 1,
         sequence_parallel: SequenceParallelOpt = False,
@@ -148,16 +151,25 @@ def register(app) -> None:
             raise InputError("--on is required: a catalog device (rooflab specs list) or a "
                              "profile JSON (rooflab probe -o FILE.json)")
         if step_ms is not None and (not step_ms > 0 or math.isinf(step_ms)):
-            raise InputError(f"--step-ms must be a positive time in milliseconds (e.g. 250); "
-                             f"got {step_ms:g}")
+            raise InputError(f"--step-ms must be a positive, finite time in milliseconds "
+                             f"(e.g. 250); got {step_ms:g}")
+        if step_ms is not None and step_ms > MAX_STEP_MS:
+            # past a day a step is a typo (1e30), not a measurement (s36 N)
+            raise InputError(f"--step-ms {step_ms:g} is past the range rooflab takes, up to "
+                             f"a day ({MAX_STEP_MS:,.0f} ms): give one optimizer step's "
+                             f"measured time in milliseconds, e.g. --step-ms 250")
         check_output(output, (".json", ".csv", ".png", ".svg"),
                      inputs=[config, on, link_from])
         from .train_tp_words import tp_link_options
 
         _check_dp_options(_dp_ranks(on, dp, tp), link_bw, overlap, link_from,
                           hop_latency_us, tp)
+        check_bucket_mb(bucket_mb, _dp_ranks(on, dp, tp), zero)
         tp_link = tp_link_options(tp, tp_link_bw, link_latency, hop_latency_us)
         seq = _seq(seq, cfg)
+        from ..workloads.llm.size_limits import check_seq
+
+        check_seq(seq)     # an absurd --seq is refused before the context warning
         _check_positions(cfg, seq)
         run(cfg, on, dict(batch=batch, seq=seq, attn=attn, recompute=recompute,
                           optimizer=optimizer, accumulate=accumulate,
@@ -167,7 +179,7 @@ def register(app) -> None:
             dtype=dtype, step_ms=step_ms, memory=memory, json_out=json_out, output=output,
             overlap=overlap is not False, link_bw=link_bw,
             link=dict(link_from=link_from, hop_s=hop_latency_s(hop_latency_us)),
-            tp_link=tp_link)
+            tp_link=tp_link, bucket_mb=bucket_mb)
 
 
 def _grad_dtype(given: str | None) -> str | None:
@@ -241,7 +253,7 @@ def _check_positions(cfg, seq: int) -> None:
 def run(cfg, on: str, options: dict, *, dtype: str | None, step_ms: float | None,
         memory: str | None, json_out: bool, output: str | None, overlap: bool = True,
         link_bw: str | None = None, link: dict | None = None,
-        tp_link: dict | None = None) -> None:
+        tp_link: dict | None = None, bucket_mb: float | None = None) -> None:
     """`link`: --link-from and --hop-latency-us (in seconds) of the --dp ring, as
     dp_ring takes them; `tp_link`: --tp-link-bw (bytes/s) and the hop latency of the --tp
     group's link (train_tp_words.tp_link_options)."""
@@ -270,9 +282,9 @@ def run(cfg, on: str, options: dict, *, dtype: str | None, step_ms: float | None
         warnings.simplefilter("ignore")     # llm's context warnings: said once, above
         r = run_train(cfg, roof, setup)
     r, chosen = on_tp(r, on, package, link, tp_link)
-    r, ring = _on_ring(r, on, link_bw, link, overlap, chosen)
+    r, ring = _on_ring(r, on, link_bw, link, overlap, chosen, bucket_mb)
     mem = train_memory(cfg, setup, mem_bytes)
-    notes = (tuple(picked) + r.notes + host_notes + _notes(cfg, setup) + optimizer_note(r)
+    notes = (tuple(picked) + r.notes + host_notes + _notes(cfg, setup, r.dp) + optimizer_note(r)
              + die_words(package, setup) + _link_notes(ring, chosen))
     if step_ms is not None and step_ms / 1e3 < r.floor_s:
         warn(below_floor_words(r, step_ms / 1e3))
@@ -312,7 +324,7 @@ def _add_provenance(data: dict, ring, chosen) -> None:
 
 
 def _on_ring(r, on: str, link_bw: str | None, link: dict | None, overlap: bool,
-             chosen=None):
+             chosen=None, bucket_mb: float | None = None):
     """Under --dp N, the collectives on the ring link (workloads/llm/train_dp.py): (the
     result with them, the ring with its provenance and notes: dp_ring); else (r, None).
     Under --tp N the ring's link is chosen for all dp x tp devices (a data-parallel ring
@@ -326,7 +338,7 @@ def _on_ring(r, on: str, link_bw: str | None, link: dict | None, overlap: bool,
     st = r.setup     # the links are chosen per package (train_dies): --dp's and --tp's
     ring = named_apart(train_ring(on, st.dp_devices, st.tp_devices, link_bw,
                                   **(link or {})), chosen.link if chosen else None)
-    return with_dp(r, ring.link, overlap), ring
+    return with_dp(r, ring.link, overlap, bucket_mb), ring
 
 
 def _largest(cfg, setup, mem_bytes: float | None) -> tuple[int, int] | None:
@@ -357,7 +369,11 @@ PRECISION_WORDS = {
 }
 
 
-def _notes(cfg, setup) -> tuple[str, ...]:
+# tokens per optimizer step past which the step gets a note (size_limits: 1e13 refused)
+UNUSUAL_STEP_TOKENS = 10**8
+
+
+def _notes(cfg, setup, dp=None) -> tuple[str, ...]:
     from ..workloads.llm.train_clip import grad_pass_words
     from ..workloads.llm.train_loss import chunk_words
 
@@ -369,7 +385,7 @@ def _notes(cfg, setup) -> tuple[str, ...]:
     if setup.dp > 1:
         from .train_dp_words import dp_notes
 
-        notes[1:2] = dp_notes(setup)
+        notes[1:2] = dp_notes(setup, dp)
     elif setup.tp > 1:
         notes[1] = ("no data parallelism: no gradient all-reduce counted (--dp N times "
                     "this step's all-reduce or ZeRO collectives over N model replicas)")
@@ -394,10 +410,22 @@ def _notes(cfg, setup) -> tuple[str, ...]:
     if setup.accumulate > 1:
         notes.append(f"--accumulate {setup.accumulate}: forward and backward "
                      f"{setup.accumulate} times, the optimizer once; each micro-batch's dW "
-                     f"adds into the gradient buffer (its read per micro-batch is not "
-                     f"counted); memory is the micro-batch's")
+                     f"adds into the gradient buffer ({_accumulate_read(setup)}); memory "
+                     f"is the micro-batch's")
+    if setup.dp * setup.step_tokens > UNUSUAL_STEP_TOKENS:
+        notes.append(f"{setup.dp * setup.step_tokens:.3g} tokens per optimizer step: past "
+                     f"the global batches models are trained at (4M-60M tokens; Llama 3 "
+                     f"405B's 16M): the floors hold, the training at that batch is untried")
     if getattr(cfg, "quantization", None) is not None:
         notes.append(f"the config's quantization_config is not used: training counts "
                      f"the weights at --dtype {setup.dtype}")
     return tuple(notes)
 
+
+def _accumulate_read(setup) -> str:
+    """Whether the dW's read of the gradient it adds into is counted: under a gradient
+    wider than the weights (Megatron-LM's fp32 main_grad) the dW GEMM accumulates into it
+    and its read is counted every micro-batch (train_ops.dw_passes); else not."""
+    if setup.grad_width > setup.width:
+        return "the fp32 main_grad read and written by every micro-batch's dW GEMM, counted"
+    return "its read per micro-batch is not counted"

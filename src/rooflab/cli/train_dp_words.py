@@ -11,6 +11,12 @@ from ..model.comm_link import Link
 from ..model.link_fits import one_count_words
 from ..units import fmt_pct, fmt_seconds, si
 from ..workloads.llm.train_dp import DDP_SOURCE, ZERO_SOURCE, comm_kernel, link_roof
+from .train_bucket_words import (
+    bucket_hop_words,
+    bucket_provenance,
+    bucket_words,
+    overlap_line,
+)
 
 ZERO_WORDS = {0: "no ZeRO (DDP: every device holds all states)",
               1: "ZeRO-1: optimizer state sharded",
@@ -136,7 +142,7 @@ def dp_lines(r) -> list[str]:
     dp, st = r.dp, r.setup
     each = "; ".join(f"{c.name} ({c.kind} of {si(c.nbytes, 'B')}, {c.calls}x per step): "
                      f"{fmt_seconds(c.seconds * c.calls)}" for c in dp.collectives)
-    hidden = OVERLAP_LINE[dp.zero] if dp.overlap else "--no-overlap: after the compute"
+    hidden = overlap_line(dp)
     return [
         f"data parallel: {ranks_of(st)} x --batch {st.batch} = {st.step_tokens * st.dp} "
         f"tokens per optimizer step; {ZERO_WORDS[dp.zero]}",
@@ -147,7 +153,8 @@ def dp_lines(r) -> list[str]:
         f"{si(dp.link_bytes, 'B')} sent per device",
         f"link: {dp.link.level} {si(dp.link.bus_bytes_per_s, 'B/s')} bus bandwidth"
         f"{hop_words(dp.link)} ({dp.link.source}); ring{ranks_words(dp)}: all-reduce "
-        f"2(N-1)/N x bytes, reduce-scatter and all-gather (N-1)/N each",
+        f"2(N-1)/N x bytes, reduce-scatter and all-gather (N-1)/N each"
+        f"{bucket_hop_words(dp)}",
     ]
 
 
@@ -226,10 +233,18 @@ def dp_dict(r) -> dict:
                              "calls": c.calls, "seconds_each": c.seconds,
                              "sent_bytes_each": c.sent, "overlap_window_s": c.window_s,
                              "exposed_s_each": c.exposed_s(dp.overlap),
+                             # each a collective of its own, paying the hops (s36 C)
+                             "buckets": c.buckets, "launches_each": c.launches,
+                             # the bucket's cap and how it is set (train_dp_comm): bytes
+                             # (DDP), elements (DeepSpeed), unit (FSDP: one per block)
+                             "bucket_bytes": c.bucket_bytes, "bucket_by": c.bucket_by,
                              # the embedding's gradient bucket, reduced after the backward
+                             # (FSDP: the root unit's, all-gathered before the forward too)
                              "last_bucket_bytes": c.last_bytes,
                              "last_bucket_s_each": c.last_s}
                             for c in dp.collectives],
+            # the gradients' bucket and where its size comes from (s36 H)
+            "bucket": bucket_provenance(dp),
             "source": f"{ZERO_SOURCE}; {DDP_SOURCE}"}
 
 
@@ -323,48 +338,15 @@ def dp_memory_words(mem, setup, fewest: tuple[int, str, float] | None = None) ->
     return text
 
 
-def dp_notes(setup) -> tuple[str, ...]:
-    """The notes --dp adds, in place of the one-device note."""
+def dp_notes(setup, dp) -> tuple[str, ...]:
+    """The notes --dp adds, in place of the one-device note; `dp`: the step's DPResult."""
     return (f"{ranks_of(setup)} data-parallel, each running --batch {setup.batch}: "
             f"tokens/s is all devices' together, MFU per device (the same as the whole); "
             f"the collectives run on a ring (NCCL switches to trees at scale, so the "
             f"latency term is pessimistic there)",
             *clip_words(setup),
-            *bucket_words(setup),
+            *bucket_words(dp),
             *grad_words(setup))
-
-
-# The overlap line by sharding scheme (train_dp's docstring): DDP's all-reduce buckets
-# (--zero 0), ZeRO-1/2's bucketed reduce-scatter and its unhidden all-gather, FSDP's
-# per-unit all-gathers and reduce-scatters (--zero 3; "25 MB buckets (PyTorch DDP)" was
-# said of all stages before s35 N)
-_ZERO12_LINE = ("overlapped with the compute: gradients reduce-scattered in 25 MB buckets "
-                 "during the backward (ZeRO-1/2); the all-gather after the optimizer step "
-                 "has none to hide under")
-OVERLAP_LINE = {
-    0: "overlapped with the compute in 25 MB buckets (PyTorch DDP)",
-    1: _ZERO12_LINE, 2: _ZERO12_LINE,
-    3: "overlapped with the compute by FSDP units (ZeRO-3): each unit's weights "
-       "all-gathered, prefetched, before its forward and its backward, its gradients "
-       "reduce-scattered after its backward"}
-
-
-def bucket_words(setup) -> tuple[str, ...]:
-    """How the overlap is timed, in the setup's scheme: equal-share pieces of the window,
-    and the embedding's gradient, ready only when the backward ends (train_dp's
-    docstring), after it."""
-    if setup.zero == 3:
-        return ("under overlap the FSDP units' collectives are timed as 25 MB pieces, each "
-                "ready after an equal share of its window (the forward's all-gathers under "
-                "the forward, the backward's all-gathers and reduce-scatters under the "
-                "backward), except the input embedding's gradient: the root unit holds it "
-                "and is reduce-scattered after the backward ends, all of it exposed",)
-    what = ("25 MB gradient bucket" if setup.zero == 0
-            else "25 MB bucket of the gradients' reduce-scatter")
-    return (f"under overlap each {what} is taken as ready after an equal "
-            "share of the backward, except the input embedding's gradient (written by the "
-            "backward's last kernel, embedding.bwd; a tied lm_head's too): over 25 MB it "
-            "is a bucket of its own, reduced after the backward ends, all of it exposed",)
 
 
 def grad_words(setup) -> tuple[str, ...]:
@@ -391,9 +373,14 @@ def grad_words(setup) -> tuple[str, ...]:
 
 
 def _grad_traffic(setup) -> str:
-    """The kernels this step counts that move the gradients, in words: the dW writes, the
-    optimizer's read and the passes before it (fp16's unscale, --clip-grad's)."""
-    said = ["the backward's dW writes", "the optimizer's read"]
+    """The kernels this step counts that move the gradients, in words: the dW (its writes,
+    or under a wider main_grad its reads and writes), the optimizer's read and the passes
+    before it (fp16's unscale, --clip-grad's)."""
+    # wider than the weights: Megatron-LM's main_grad, which the dW GEMM accumulates into
+    # (train_ops.dw_passes)
+    dw = ("the backward's dW, which reads and writes the main_grad it accumulates into"
+          if setup.grad_width > setup.width else "the backward's dW writes")
+    said = [dw, "the optimizer's read"]
     said += ["fp16's unscale"] if setup.dtype == "fp16" else []
     said += ["--clip-grad's two passes"] if setup.clip_grad else []
     return ", ".join(said)

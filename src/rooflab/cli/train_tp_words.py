@@ -119,7 +119,7 @@ def tp_link_options(tp: int, link_bw: str | None, link_latency_us: float | None,
 
     from ..model.comm_link import hop_latency_of_allreduce
     from ..units import parse_link_rate
-    from .comm_options import hop_latency_s
+    from .comm_options import check_hop_us, hop_latency_s
 
     given = [name for name, v in (("--tp-link-bw", link_bw),
                                   ("--link-latency", link_latency_us)) if v is not None]
@@ -133,8 +133,9 @@ def tp_link_options(tp: int, link_bw: str | None, link_latency_us: float | None,
                          "US / 2(tp-1)")
     if link_latency_us is not None and not (link_latency_us >= 0
                                             and math.isfinite(link_latency_us)):
-        raise InputError(f"--link-latency must be >= 0 microseconds per all-reduce (e.g. "
-                         f"20); got {link_latency_us:g}")
+        raise InputError(f"--link-latency must be >= 0 and finite, in microseconds per "
+                         f"all-reduce (e.g. 20); got {link_latency_us:g}")
+    check_hop_us(link_latency_us, "--link-latency", "per all-reduce")
     hop_s = (hop_latency_of_allreduce(link_latency_us * 1e-6, tp)
              if link_latency_us is not None else hop_latency_s(hop_us))
     return dict(link_bw=None if link_bw is None else parse_link_rate(link_bw, "--tp-link-bw"),

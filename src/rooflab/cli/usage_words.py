@@ -20,23 +20,31 @@ _BOUNDS = {"greater_than_equal": "at least", "greater_than": "more than",
 def usage_message(exc: BaseException) -> str:
     """The `error:` text of a click/typer usage error: an option's value that is no number
     of its kind, or past its bound, said in rooflab's words; else click's message."""
-    words = getattr(exc, "rooflab_words", None)   # finite_options: already rooflab's
+    words = value_words(exc)
     if words:
-        return str(words)
+        return words
     from .unknown_command import unknown_command
 
     said = unknown_command(exc)   # `rooflab specs H100`: a word where a subcommand goes
-    if said:
-        return said
-    fallback = exc.format_message()   # type: ignore[attr-defined]
+    return said or exc.format_message()   # type: ignore[attr-defined]
+
+
+def value_words(exc: BaseException) -> str:
+    """An option's value that is no number of its kind, or past its bound, in rooflab's
+    words; '' for any other usage error. Such an error is of kind `input` under --json (an
+    option's value, docs/json.md), as the verbs' own checks say `nan` or `-1` for the same
+    option: `--fail-if-slower abc` was `usage` beside `nan`'s `input` (s36 I)."""
+    words = getattr(exc, "rooflab_words", None)   # finite_options: already rooflab's
+    if words:
+        return str(words)
     errors = getattr(exc.__cause__, "errors", None)
     param = getattr(exc, "param", None)
     if not callable(errors) or param is None:
-        return fallback
+        return ""
     try:
         first = errors()[0]
     except (IndexError, TypeError, ValueError):
-        return fallback
+        return ""
     name, kind, got = _name(param), first.get("type", ""), first.get("input")
     if kind in _WHOLE:
         return f"{name} must be a whole number such as 4 or 32; got '{got}'{_digits(got)}"
@@ -47,7 +55,7 @@ def usage_message(exc: BaseException) -> str:
     limit = next(iter((first.get("ctx") or {}).values()), None)
     if kind in _BOUNDS and isinstance(limit, (int, float)):
         return f"{name} must be {_BOUNDS[kind]} {limit:g}; got {got}"
-    return fallback
+    return ""
 
 
 def _name(param) -> str:

@@ -13,8 +13,9 @@ from __future__ import annotations
 VERBS: dict[str, tuple[str, str]] = {
     "demo": ("demo",
         "Measure this machine (a quick probe), time a handful of reference kernels on its "
-        "measured roof, print both tables, and write a chart and a short report (about 12 s "
-        "in all on a quiet 2-vCPU VM)."),
+        "measured roof, print both tables, and write a chart and a short report (12-40 s "
+        "in all on a 2-vCPU VM: longer under load or with a large last-level cache, which "
+        "makes the DRAM arrays larger)."),
     "probe": ("probe",
         "Measure this machine's roofline: bandwidth per memory level (L1, L2, L3, DRAM), peak"
         " FLOP/s per precision, an intensity sweep and the dispatch overhead; print the "

@@ -141,6 +141,9 @@ def run_whatif(roof, kernels, *, precision=None, quantize=None, fuse=None, batch
     if fuse is not None:
         return w.fuse(roof, kernels, _names(fuse, kernels))
     if batch is not None:
+        from .whatif_checks import check_batch
+
+        check_batch(batch, kernels)
         return change_batch(roof, kernels, batch, names=_names(only, kernels))
     if bytes_scale is not None:
         names = _names(only, kernels)

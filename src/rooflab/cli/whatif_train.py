@@ -15,7 +15,7 @@ from dataclasses import replace
 from ..errors import RooflabError
 from ..model.comm_link import Link
 from ..model.kernel import Kernel
-from ..model.train_comm import is_comm
+from ..model.train_comm import is_comm, on_link
 
 
 def comm_devices(kernels: Sequence[Kernel]) -> int | None:
@@ -249,9 +249,25 @@ def hardware_change(kernels: Sequence[Kernel], targets: tuple, hardware: str, ra
     def change(k: Kernel) -> Kernel:
         if k.name not in by_name:
             return mine(k)
-        return relevel(rering(k, ranks, hardware) or k, by_name[k.name].level)
+        link = by_name[k.name]
+        moved = rering(k, ranks, hardware) or k
+        # the hop latency is the target link's (model/train_comm.on_link), as choose's
+        return relevel(on_link(moved, link.bus_bytes_per_s, link.hop_latency_s,
+                               _ring_ranks(k, ranks, hardware)), link.level)
 
     return targets, change, said
+
+
+def _ring_ranks(k: Kernel, ranks, spec: str) -> int | None:
+    """The ranks of row k's ring on device `spec` (choose_train_ranks.rings); None without
+    the file's setup (the row's meta devices)."""
+    if ranks is None:
+        return None
+    from ..ingest.profile_checks import split_boost
+    from .choose_dies import die_count
+    from .choose_train_ranks import rings
+
+    return rings(k, ranks, die_count(split_boost(spec)[0]))[1]
 
 
 def comm_label(name: str, pair) -> str:

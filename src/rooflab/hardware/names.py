@@ -190,6 +190,24 @@ def choice_note(text: str, found: Any, devices: Sequence[Any]) -> str:
             f"; name one to choose)")
 
 
+# a word for one die of a package: 'die', 'gcd' (AMD's Graphics Compute Die), or one by
+# its index ('die1', 'gcd0'): model/dies.py's package of several devices to software
+_DIE_WORD = re.compile(r"^(die|gcd)s?(\d+)?$")
+
+
+def _die_count(found: Any) -> int:
+    """How many devices to software the entry's package is (model/dies.py); 1 for others."""
+    from ..model.dies import software_devices
+
+    roof = getattr(found, "roof", None)
+    return software_devices(roof) if roof is not None else 1
+
+
+def _dies_words(stem: str, dies: int) -> str:
+    """'MI250X:die0 or MI250X:die1'; 'X:die0 ... X:die3' past two."""
+    return f"{stem}0 or {stem}1" if dies == 2 else f"{stem}0 ... {stem}{dies - 1}"
+
+
 def _unique(devices) -> list[Any]:
     """Distinct devices in order (devices hold dicts, so dedupe by name, not by hash)."""
     return list({dev.name: dev for dev in devices}.values())
@@ -273,7 +291,36 @@ class DeviceIndex:
     def lookup(self, text: str) -> Any:
         found = self._lookup(text)
         self._check_gpu_cores(text, found)
+        self._check_suffix(text, found)
         return found
+
+    def _check_suffix(self, text: str, found: Any) -> None:
+        """HardwareNotFound for a ':SUFFIX' other than one of a package's dies, and for a
+        die index past them ('h100:foo', 'mi250x:die9'): the entries match loosely (an
+        entry's words inside the query, as a driver's verbose name needs), so such a word
+        was dropped without a word (s36 I). No catalog, driver or roof name has a ':'
+        before its parentheses or a comma (', one die', '(derived: ...)'); a typed one
+        is the user's."""
+        head = re.split(r"[,(]", text, maxsplit=1)[0]
+        name, colon, suffix = head.partition(":")
+        dies = _die_count(found)
+        short = short_name(found.name)
+        for m in (_DIE_WORD.match(t) for t in tokens(head)):
+            if m and m[2] is not None and not (dies > 1 and int(m[2]) < dies):
+                raise HardwareNotFound(
+                    f"unknown hardware '{text}': {found.name} is " + (
+                        f"{dies} dies to software, {_dies_words(f'{short}:{m[1]}', dies)}; "
+                        f"give one, or '{short}' alone (the kernel verbs, choose and train "
+                        f"judge one die)" if dies > 1
+                        else f"one device, no dies to pick: give '{short}'"))
+        if not colon or all(_DIE_WORD.match(t) for t in tokens(suffix)):
+            return
+        choices = [found, *also_named(name, found, self.devices)]
+        raise HardwareNotFound(
+            f"unknown hardware '{text}': a catalog name takes no ':{suffix.strip()}'; "
+            f"'{name.strip()}' is {' or '.join(short_name(d.name) for d in choices)}"
+            + (f" (one of its dies: {_dies_words(f'{short}:die', dies)})" if dies > 1 else "")
+            + ": give one of those (`rooflab specs list` shows all)")
 
     def _check_gpu_cores(self, text: str, found: Any) -> None:
         """HardwareNotFound where the name gives a GPU core count the entry it resolved to

@@ -52,6 +52,8 @@ EXPORT = ("`advisor --report=survey --format=csv --show-all-columns --project-di
           "tripcounts --flop)")
 # Advisor prints 3 decimals: a given Self GFLOPS or Self AI this far off ours is not rounding
 _REL, _ABS = 0.02, 6e-4
+_CUT = ("the file ends inside this row (no line break after it, a cell short or a quote "
+        "left open: file cut short?)")
 _META = {"ID": "advisor_id", "Source Location": "source", "Data Types": "data_types",
          "Type": "loop_type", "Vector ISA": "vector_isa", "Self GINTOP": "gintop"}
 
@@ -60,7 +62,7 @@ _META = {"ID": "advisor_id", "Source Location": "source", "Data Types": "data_ty
 def kernels_from_advisor(text: str, path: str) -> tuple[Kernel, ...]:
     """The loops of an Advisor survey CSV as Kernels (module docstring); ParseError naming
     Advisor and the export command where a column rooflab needs is missing."""
-    header_line, cols, rows = _table(text, path)
+    header_line, cols, rows, cut = _table(text, path)
     time_col = next((c for c in TIMES if c in cols), None)
     missing = [c for c in (ADVISOR_LOOP_COLUMN, GFLOP) if c not in cols]
     missing += [] if any(c in cols for c in BYTES_GB.values()) else [BYTES_GB["L1"]]
@@ -83,8 +85,16 @@ def kernels_from_advisor(text: str, path: str) -> tuple[Kernel, ...]:
         mixed += [(wheres[-1], f"Data Types '{row.get('Data Types')}'")] if both else []
         kernels.append(k)
         used.append(row)
+    if cut:
+        skipped.setdefault(_CUT, []).append(((cut[0], f"'{cut[1]}'"), "skipped"))
     for why, where in skipped.items():
         _warn_rows(path, where, f"{why} ({len(where)} row(s))")
+    if not kernels and not rows:   # a header, then at most a row the file ends inside
+        at = cut[0] if cut else header_line
+        ends = f"inside the first, line {at}" if cut else "there"
+        raise ParseError(f"no loop row after the header (line {header_line}): the file ends "
+                         f"{ends} (cut short?); export it again with {EXPORT}", path=path,
+                         line=at)
     if not kernels:
         raise ParseError(f"no loop with {GFLOP}, bytes and a time above zero: the FLOP come "
                          f"from Advisor's Characterization (tripcounts --flop); export with "
@@ -100,8 +110,10 @@ def kernels_from_advisor(text: str, path: str) -> tuple[Kernel, ...]:
                        "says Float64 or Float32 for each loop")
 
 
-def _table(text: str, path: str) -> tuple[int, list[str], list[tuple[int, dict]]]:
-    """(header's 1-based line, column names, [(line, {column: cell})]) of the survey CSV."""
+def _table(text: str, path: str
+           ) -> tuple[int, list[str], list[tuple[int, dict]], tuple[int, str] | None]:
+    """(header's 1-based line, column names, [(line, {column: cell})], the last row when the
+    file ends inside it: (line, loop name), else None) of the survey CSV."""
     found = advisor_header(text)
     if found is None:   # kernelfile sends only files advisor_header told apart
         raise ParseError(f"no Intel Advisor survey header ({ADVISOR_LOOP_COLUMN}, {GFLOP}, "
@@ -110,16 +122,43 @@ def _table(text: str, path: str) -> tuple[int, list[str], list[tuple[int, dict]]
     lines = text.splitlines()[first:]
     reader = csv.reader(nul_safe(lines), delimiter=delimiter)
     cols = [c.strip() for c in next(reader)]
-    rows = []
+    rows, cut = [], None
     for cells in reader:
         if not any(c.strip() for c in cells):
             continue
         row = dict(zip(cols, (c.strip() for c in cells), strict=False))
         if row.get(ADVISOR_LOOP_COLUMN):
             rows.append((first + reader.line_num, row))
-    return first + 1, cols, rows
+    # A file cut inside its last row (no line break after it, a cell short or a quote left
+    # open) read that row's cut cells as a loop: an empty time ("no Self Elapsed Time"), or
+    # a loop without its Data Types judged as fp32
+    last = lines[-1] if lines else ""
+    if rows and not text.endswith(("\n", "\r")) and (
+            last.count('"') % 2 or len(next(csv.reader([last], delimiter=delimiter), []))
+            < len(cols)):
+        line, row = rows.pop()
+        cut = (line, row[ADVISOR_LOOP_COLUMN])
+    return first + 1, cols, rows, cut
 
 
+def refuse_preamble_only(text: str, path: str) -> None:
+    """A file holding Advisor's preamble ('Survey Data version=...' or its banner) and no
+    header: the export was cut before its header (said so, not "missing column(s) name,
+    flop, bytes" of a kernel CSV)."""
+    head = text[:4096]
+    first = head.lstrip().split("\n", 1)[0]
+    # the file starts as Advisor's does (a kernel named 'Intel(R) Advisor ...' on line 2 of
+    # a kernel CSV is not a preamble)
+    if (first.startswith("sep=") or _PREAMBLE.match(first)) and _PREAMBLE.search(head):
+        n = len(text.splitlines())
+        raise ParseError(f"an Intel Advisor survey CSV that ends before its header row "
+                         f"({ADVISOR_LOOP_COLUMN}, {GFLOP}, ...): only Advisor's preamble, "
+                         f"{n} line(s) (file cut short?); export it again with {EXPORT}",
+                         path=path, line=n)
+
+
+# a line of Advisor's preamble: its banner's first line, its version line (both quoted)
+_PREAMBLE = re.compile(r'^"?(?:Intel\(R\) Advisor|Survey Data version=)', re.MULTILINE)
 _TIME = re.compile(r"^\s*(<)?\s*([0-9.]+(?:[eE][+-]?\d+)?)\s*s?\s*$")
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from ..errors import ParseError
 from ..model.compare_merge import LAUNCH_MIX, SUMMED_SHAPES
 from ..model.kernel import Kernel
+from ..model.occupancy_words import occupancy_pct
 from ..units import fmt_ai
 from .kernel_names import short_name
 from .ncu_launch import ACHIEVED_OCC, THEORETICAL_OCC, launch_details
@@ -29,6 +30,7 @@ from .ncu_metrics import (
     flop_counts,
     launch_counts,
 )
+from .rocprof_achieved import WAVES, busy_waves
 from .skips import SkipLog
 
 
@@ -73,7 +75,8 @@ class _Group:
     ai: tuple[str, float, float] | None = None
     # the achieved and theoretical occupancy (% of warp slots) each launch recorded, where it
     # did: the kernel's meta holds its first launch's, which occupancy_note says when the
-    # launches were not alike (two dict reads a launch: a 100,000-launch file stays cheap)
+    # launches were not alike (a few dict reads a launch: a 100,000-launch file stays cheap);
+    # a rocprof dispatch's achieved one waits under WAVES for its GPU (launch_occupancy)
     occupancy: dict[str, list[float]] = field(default_factory=dict)
 
     def add_launch(self, launch: Launch, counts) -> None:
@@ -83,6 +86,9 @@ class _Group:
             v = launch.metrics.get(metric)
             if v is not None and v == v:
                 self.occupancy.setdefault(key, []).append(v)
+        waves = busy_waves(launch.metrics)   # a rocprof dispatch's, in % once its GPU is known
+        if waves is not None:
+            self.occupancy.setdefault(WAVES, []).append(waves)
         total = sum(counts.flop.values())
         level = self.ai[0] if self.ai else next(iter(counts.bytes), None)
         nbytes = counts.bytes.get(level) if level else None
@@ -91,7 +97,7 @@ class _Group:
             low, high = (ai, ai) if self.ai is None else self.ai[1:]
             self.ai = (level, min(low, ai), max(high, ai))
 
-    def spread_note(self) -> str:
+    def spread_note(self, shows: str = "--per-launch shows each") -> str:
         """'2 launches with grids (65535, 1, 1), (10, 1, 1) and AI 0.664-6.64 (DRAM) are
         summed into one point ...' when the launches' shapes differ or their AI differ by
         more than SPREAD_AI; '' when they are alike (then summing them is right)."""
@@ -114,14 +120,15 @@ class _Group:
             span = fmt_ai(low) if fmt_ai(low) == fmt_ai(high) else f"{fmt_ai(low)}-{fmt_ai(high)}"
             said.append(f"AI {span} FLOP/B ({level})")
         return (f"{self.launches} launches with {' and '.join(said)} are {SUMMED_SHAPES} "
-                f"none of them ran at; --per-launch shows each")
+                f"none of them ran at; {shows}")
 
-    def occupancy_note(self) -> str:
+    def occupancy_note(self, shows: str = "--per-launch shows each") -> str:
         """'occupancy differs between its 2 launches (achieved 16.5-41.7 %, theoretical
-        50-100 %): its occupancy and limiter are launch 0's; --per-launch shows each' when
+        50.0-100.0 %): its occupancy and limiter are launch 0's; --per-launch shows each' when
         the summed launches' theoretical occupancy differs, or their achieved by more than
         OCC_SPREAD points; '' when they are alike (then the first launch speaks for all)."""
-        got = {key: (min(vs), max(vs)) for key, vs in self.occupancy.items() if len(vs) > 1}
+        got = {key: (min(vs), max(vs)) for key, vs in self.occupancy.items()
+               if len(vs) > 1 and key in ("achieved", "theoretical")}
         if not got:
             return ""
         low, high = got.get("achieved", (0.0, 0.0))
@@ -130,10 +137,9 @@ class _Group:
             apart = apart or got["theoretical"][1] > got["theoretical"][0] + 1e-9
         if not apart:
             return ""
-        said = ", ".join(f"{key} {a:.3g}-{b:.3g} %" if b > a else f"{key} {a:.3g} %"
-                         for key, (a, b) in got.items())
+        said = ", ".join(f"{key} {occupancy_pct(a, b)}" for key, (a, b) in got.items())
         return (f"occupancy differs between its {self.launches} launches ({said}): its "
-                f"occupancy and limiter are launch {self.first.id}'s; --per-launch shows each")
+                f"occupancy and limiter are launch {self.first.id}'s; {shows}")
 
     def add(self, counts) -> None:
         flop, nbytes = self.flop, self.bytes
@@ -301,6 +307,12 @@ def _check_counts(launch: Launch, counts: Counts) -> None:
                      path=launch.path, line=launch.line)
 
 
+# where a tool's launches are seen one by one: ncu's --per-launch; `rooflab rocprof` has no
+# such view, and its notes told the user to pass one it refuses
+_SHOWS_EACH = {"rocprof": "each dispatch's counters are in the file (`rooflab rocprof` has "
+                          "no per-launch view)"}
+
+
 def group_kernel(g: _Group, name: str, step: str | None = None,
                  step_index: int | None = None, source: str = "ncu") -> Kernel:
     """The Kernel of one profiler group (its launches summed), named `name`."""
@@ -322,10 +334,11 @@ def group_kernel(g: _Group, name: str, step: str | None = None,
     share = _fma_share(g)
     if share:
         meta["fma_share"] = share
-    spread = g.spread_note()
+    shows = _SHOWS_EACH.get(source, "--per-launch shows each")
+    spread = g.spread_note(shows)
     if spread:   # compare's gate reads the flag: the launches' spread is no timing noise
         meta[LAUNCH_MIX] = True
-    said = [n for n in (spread, g.occupancy_note()) if n]
+    said = [n for n in (spread, g.occupancy_note(shows)) if n]
     if g.notes or said:
         meta["notes"] = list(g.notes) + said
     if step is not None:

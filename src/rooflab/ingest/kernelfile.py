@@ -62,6 +62,13 @@ def load_kernels(path: str | os.PathLike) -> tuple[Kernel, ...]:
     profiler's file or folder (`file_kind`). A kernel field (a CSV column) that is not read
     and looks like a mistake gets one `warning:` line per file on stderr (warn_file).
     `~` is the home folder, as in a shell (a notebook has no shell to expand it)."""
+    return kernels_and_document(path)[0]
+
+
+def kernels_and_document(path: str | os.PathLike) -> tuple[tuple[Kernel, ...], object]:
+    """load_kernels' kernels and the JSON document they came from as parsed (None from a
+    CSV or a profiler's file): the verbs read a file's roof and notes from it too, so a
+    large file is parsed once, not once for each (s36 D)."""
     path = user_path(path, "load_kernels()", "a kernel file's path")
     p = Path(path)
     if not p.exists():
@@ -70,34 +77,37 @@ def load_kernels(path: str | os.PathLike) -> tuple[Kernel, ...]:
     if kind != "rooflab":
         # a profiler's file (ncu, rocprof, a torch trace, gzipped or not), read as its own
         # verb reads it: `rooflab report results.csv` once said "missing column(s) name..."
-        return load_profiler_files(kind, [path]).kernels
+        return load_profiler_files(kind, [path]).kernels, None
     # k.csv.gz is a CSV: read_text decompresses it (review s21 r5 F1)
     if Path(p.name.lower().removesuffix(".gz")).suffix == ".csv":
         text = read_text(p)
         if is_advisor_survey(text):   # Intel Advisor's per-loop CSV (review s26 r2 F6)
             from .advisor_survey import kernels_from_advisor
 
-            return kernels_from_advisor(text, path)
+            return kernels_from_advisor(text, path), None
         _refuse_advisor_roofs(text, path)
-        return kernels_from_csv(text, path)
+        from .advisor_survey import refuse_preamble_only
+
+        refuse_preamble_only(text, path)   # Advisor's export cut before its header
+        return kernels_from_csv(text, path), None
     data = _read_json(p, path)
     if document_kind(data) == "torch_trace":
         # A torch.profiler chrome trace: read as `rooflab torch TRACE` reads it, so report,
         # compare and plot take a trace directly instead of failing on its shape.
         from .torch_trace import load_torch_trace
 
-        return load_torch_trace(path).kernels
+        return load_torch_trace(path).kernels, data
     from ..model.train_links import per_link_document
 
     # an older train --dp --tp file: each link its own ceiling, as train timed it (s33)
-    data, said = per_link_document(data)
+    kept, said = per_link_document(data)   # a new dict where it differs: data is as read
     if said:
         warn_file(path, said)
-    kernels = kernels_from_items(_kernel_items(data, path), path, _file_threads(data, path))
+    kernels = kernels_from_items(_kernel_items(kept, path), path, _file_threads(kept, path))
     from ..model.train_comm import shard_older_optimizer
 
     # an older train --zero file's optimizer pass is sharded already (s30)
-    return shard_older_optimizer(kernels)
+    return shard_older_optimizer(kernels), data
 
 
 def _refuse_advisor_roofs(text: str, path: str) -> None:
@@ -170,6 +180,12 @@ def _kernel_items(data: object, path: str) -> list:
     if kind in NOT_KERNELS:
         raise ParseError(NOT_KERNELS[kind].format(path=path), path=path)
     items = kernels_part(data)
+    if not isinstance(items, list) and isinstance(data, dict) and (
+            {"hidden_size", "n_embd", "d_model"} & data.keys() or "model_type" in data):
+        # a Hugging Face config.json given where kernels go (s36 B): said what it is
+        raise ParseError(f"this is a model config (config.json), not a list of kernels: "
+                         f"count its kernels with `rooflab llm {path} --on HW` (a training "
+                         f"step: `rooflab train {path} --on HW`)", path=path)
     if not isinstance(items, list):
         raise ParseError(f"expected a list of kernels or an object with a 'kernels' list; "
                          f"{ACCEPTED}", path=path)

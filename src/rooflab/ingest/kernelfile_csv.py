@@ -45,10 +45,20 @@ def _number(row: dict, field: str, path: str, line: int, default: float | None =
             return default
         raise ParseError(f"field '{field}' is empty", path=path, line=line, field=field)
     try:
-        return float(text)
+        x = float(text)
     except ValueError:
         raise ParseError(f"field '{field}' is not a number: '{text}'", path=path,
                          line=line, field=field) from None
+    if x in (INF, -INF) and "inf" not in text.lower():
+        # '1e400' or 400 digits read as infinity, then refused as "got inf": said as typed
+        shown = text if len(text) <= 24 else f"{text[:12]}... ({len(text)} characters)"
+        raise ParseError(f"field '{field}' is '{shown}', past the largest number a double "
+                         f"holds (about 1.8e308): a mistake in the file?", path=path,
+                         line=line, field=field)
+    return x
+
+
+INF = float("inf")
 
 
 # The verdicts rooflab's own analysis CSVs (ncu/torch/rocprof/bench -o x.csv) write beside
@@ -310,6 +320,9 @@ def _missing_hints(missing: list[str], header: list[str]) -> str:
 def _check_header(header: list[str], path: str) -> None:
     """A column named twice is refused: csv.DictReader keeps the last one's cells, so the
     first was dropped without a word (a 'name,name,...' header named the kernel 'j')."""
+    if not header:   # an empty file (or blank lines): said so, as for an empty JSON (s36 B)
+        raise ParseError(f"the file is empty (was it written completely?); {ACCEPTED}",
+                         path=path, line=1)
     seen: dict[str, int] = {}
     for i, col in enumerate(header, start=1):
         if col and col in seen:

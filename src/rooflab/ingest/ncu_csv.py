@@ -96,25 +96,19 @@ def read_ncu_csv(path: str, log: SkipLog | None = None, text: str | None = None)
     log = log if log is not None else SkipLog(path)
     with (io.StringIO(text, newline="") if text is not None else open_text(path)) as fh:
         errors: list[str] = []
-        h, header_line, first = 0, None, ""
+        h, header_line, first, nul = 0, None, "", None
         for line in fh:
             if _is_header(line):
                 header_line = line
                 break
             if line.startswith("==ERROR=="):
                 errors.append(line.strip())
+            if nul is None and "\x00" in line:
+                nul = h   # binary data: said so, not "no ncu CSV header" (s36 B)
             first = first or line
             h += 1
         if header_line is None:
-            why = f" (the profiler said: {'; '.join(errors)})" if errors else ""
-            if _ROCPROF_HEADER.search(first):
-                why += "; it looks like a rocprof CSV: read it with `rooflab rocprof FILE`"
-            other = _other_kind(path, text, first)
-            if other:   # another verb's file: name it, not how to collect an ncu CSV
-                raise ParseError(f"no ncu CSV header (a line starting with \"ID\",...) "
-                                 f"found: {other}", path=path)
-            raise ParseError(f"no ncu CSV header (a line starting with \"ID\",...) found{why}; "
-                             f"{HOW_TO}", path=path)
+            raise _no_header(path, text, first, errors, h, nul)
         if "\x00" in header_line:   # binary data, as files_decode refuses it: a NUL in a
             # metric's name once read as that metric not collected (s35 audit)
             from ..files_decode import binary_error
@@ -150,9 +144,32 @@ def read_ncu_csv(path: str, log: SkipLog | None = None, text: str | None = None)
     return NcuCsv(path, page, tuple(launches), tuple(errors))
 
 
-def _other_kind(path: str, text: str | None, first: str) -> str:
-    """What a trace or JSON file given as an ncu CSV is, and the verb that reads it ('' for
-    anything else). Only on the error path: file_kind sniffs the file's first bytes."""
+def _no_header(path: str, text: str | None, first: str, errors: list[str], lines: int,
+               nul: int | None) -> ParseError:
+    """Why a file has no ncu header: empty, binary, another verb's file, the profiler's own
+    errors, or none of these (then how to make an ncu CSV)."""
+    if not first.strip() and lines <= 1:   # an empty file (or one blank line)
+        return ParseError(f"the file is empty (was it written completely?); {HOW_TO}",
+                          path=path)
+    if nul is not None:   # binary_error names a PNG, a .ncu-rep, ... by its first bytes
+        from ..files_decode import binary_error
+
+        return binary_error(path, "\n" * nul + "\x00")
+    why = f" (the profiler said: {'; '.join(errors)})" if errors else ""
+    if _ROCPROF_HEADER.search(first):
+        why += "; it looks like a rocprof CSV: read it with `rooflab rocprof FILE`"
+    other = other_kind(path, text, first)
+    if other:   # another verb's file: name it, not how to collect an ncu CSV
+        return ParseError(f"no ncu CSV header (a line starting with \"ID\",...) found: "
+                          f"{other}", path=path)
+    return ParseError(f"no ncu CSV header (a line starting with \"ID\",...) found{why}; "
+                      f"{HOW_TO}", path=path)
+
+
+def other_kind(path: str, text: str | None, first: str) -> str:
+    """What a trace or JSON file given as an ncu (or rocprof) CSV is, and the verb that reads
+    it ('' for anything else). Only on the error path: file_kind sniffs the file's first
+    bytes. `first`: the file's first line."""
     from .profile_files import file_kind
 
     if text is not None:
@@ -161,10 +178,35 @@ def _other_kind(path: str, text: str | None, first: str) -> str:
         kind = file_kind(path)
     if kind == "torch":
         return "it is a PyTorch profiler trace; read it with `rooflab torch FILE`"
+    if kind in ("likwid", "perf"):
+        return f"it is {kind} output; read it with `rooflab {kind} FILE`"
+    if {"name", "flop"} <= {c.strip().lower() for c in first.split(",")}:
+        return ("it is a kernel file (name,flop,bytes,...); put it on a roof with `rooflab "
+                "report FILE --on DEVICE`")
     if first.lstrip("\ufeff \t\r\n")[:1] in ("{", "["):
         return ("it is a JSON file; a profile or roof from `rooflab probe` goes to --on FILE, "
                 "a kernel list to `rooflab report FILE` or `rooflab plot FILE`")
-    return ""
+    lone = _lone_value(path, text)
+    return f"it holds only the value {lone}, no table: is it the right file?" if lone else ""
+
+
+def _lone_value(path: str, text: str | None) -> str:
+    """The one JSON value (`null`, `42`, `true`) a file holds and nothing else, '' for any
+    other file: such a file got only "no header found" (s36 I)."""
+    import json
+
+    from ..files_decode import SNIFF
+
+    if text is None:
+        with open_text(path) as fh:
+            text = fh.read(SNIFF)
+    if len(text) >= SNIFF or not text.strip():
+        return ""
+    try:
+        value = json.loads(text)
+    except ValueError:   # not JSON, or a number past Python's digit limit
+        return ""
+    return "" if isinstance(value, (dict, list)) else json.dumps(value)[:40]
 
 
 @contextmanager

@@ -85,6 +85,10 @@ def _file_groups(path: str, log: SkipLog, per_launch: bool = False):
                     "(or `--set full`) and pass that .ncu-rep (or its `ncu --import "
                     "r.ncu-rep --csv --page raw` export), or collect the metrics listed in "
                     "`rooflab ncu --help`")
+        if not launches and not reasons:   # a header and nothing after it (s36 B)
+            why = (": no row after the header (the file ends there: cut short? or ncu "
+                   "profiled no launch: check --kernel-name, --launch-skip, "
+                   "--launch-count)")
         raise ParseError(f"no usable kernel launch{why}{said}{hint}", path=path)
     return launches, groups
 

@@ -10,6 +10,9 @@ again or the row is not found (a .ncu-rep exported in memory: its file is not th
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
+
 from ..errors import RooflabError
 from ..files import csv_reader
 
@@ -27,14 +30,30 @@ def first_lines(path: str, i_id: int, i_name: int,
     need = max(i_id, i_name) + 1
     try:
         with open_text(path) as fh:
-            for n, text in enumerate(fh, start=1):
+            before, lines = _from_header(fh)
+            # rows, not lines: a quoted field may hold a line break (a process or kernel
+            # name), and a row's second line split alone matched nothing (s36 B); a row is
+            # numbered by its last line, as read_details numbers it
+            reader = csv_reader(lines)
+            for row in reader:
+                n = before + reader.line_num
                 if n >= last:
                     break
                 for j, (launch, metric, start, end) in enumerate(wanted):
-                    if found[j] is None and start <= n < end and metric in text:
-                        row = next(csv_reader([text]), [])
-                        if len(row) >= need and row[i_id] == launch and row[i_name] == metric:
-                            found[j] = n
+                    if (found[j] is None and start <= n < end and len(row) >= need
+                            and row[i_id] == launch and row[i_name] == metric):
+                        found[j] = n
     except (OSError, UnicodeError, RooflabError):
         return [None] * len(wanted)
     return found
+
+
+def _from_header(fh) -> tuple[int, Iterator[str]]:
+    """(the lines before the header, the file's lines from its header on): lines before
+    it, program output, may hold an unpaired quote that csv.reader would read on past."""
+    from .ncu_csv import _is_header
+
+    for before, text in enumerate(fh):
+        if _is_header(text):
+            return before, itertools.chain([text], fh)
+    return 0, iter(())

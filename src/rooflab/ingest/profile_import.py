@@ -246,7 +246,7 @@ def held_notes(kernels: Sequence[Kernel], keep=None) -> tuple[str, ...]:
 
 def launch_notes(kernels: Sequence[Kernel]) -> tuple[str, ...]:
     """'<kernel>: grid of 4 blocks x 256 threads on 24 SMs: 17 % of SMs get a block;
-    achieved occupancy 17 % ...' for each kernel whose grid is under two waves: ncu's
+    achieved occupancy 16.5 % ...' for each kernel whose grid is under two waves: ncu's
     launch-statistics rule, the commonest cause of a kernel far under its roof."""
     from ..model.advice_compute import grid_words, latency_detail
 

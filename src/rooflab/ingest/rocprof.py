@@ -25,7 +25,7 @@ from ..files_kind import ROCPROF_NAME_COLUMNS as NAME_COLUMNS  # one list, share
 from ..files_kind import is_roofline_header
 from .aggregate import Launch, group_counts, group_kernel, sort_by_time
 from .kernel_names import display_names, step_labels
-from .ncu_csv import _collector_paused, open_text
+from .ncu_csv import _collector_paused, open_text, other_kind
 from .ncu_metrics import Counts
 from .profile_import import ProfileImport, held_notes
 from .rocprof_arch import mi300_of_device, mi300_of_path
@@ -97,6 +97,11 @@ def _lines(path: str, fh, log: SkipLog | None = None) -> Iterator[str]:
                          "re-run rocprofv3 with `--output-format csv` and pass the "
                          "*_counter_collection.csv", path=path)
     if head.lstrip()[:1] in ("{", "["):
+        other = other_kind(path, None, head.lstrip())
+        if "PyTorch" in other or head.lstrip()[:1] == "[":
+            # a torch trace or a kernel list (rocprofv3's JSON is one object): name its verb,
+            # not rocprofv3's CSV option (s36 I)
+            raise ParseError(f"not a CSV: {other}", path=path)
         raise ParseError("a JSON file, not a CSV; re-run rocprofv3 with `--output-format csv` "
                          "and pass the *_counter_collection.csv", path=path)
     if looks_binary(head, getattr(fh, "replaced", 0)):
@@ -249,7 +254,12 @@ def _picker(indexes: list[int]):
 
 
 def _no_header(rows: list[list[str]], path: str) -> ParseError:
-    """Why a file with no rocprof header is not one, naming what it is where it can."""
+    """Why a file with no rocprof header is not one, naming what it is where it can: empty,
+    a summary, an ncu CSV, a roofline.csv, another verb's file (ncu_csv.other_kind)."""
+    filled = [r for r in rows if any(c.strip() for c in r)]
+    if not filled:   # it once said "no rocprof header" alone (s36 I)
+        return ParseError(f"the file is empty (was it written completely?); {_MAKE_IT}",
+                          path=path)
     if rows and {"Name", "Calls", "TotalDurationNs"} <= {c.strip() for c in rows[0]}:
         return ParseError(STATS_HINT, path=path, line=1)
     if any({"Kernel Name", "ID"} <= {c.strip() for c in r} for r in rows[:50]):
@@ -262,9 +272,14 @@ def _no_header(rows: list[list[str]], path: str) -> ParseError:
                           "(HBMBw, L2Bw, ...FLOPs), not kernel counters; pass the pmc_perf.csv "
                           "of the same workload folder (or the folder itself), and this file "
                           "as the roof: --on roofline.csv", path=path, line=1)
-    return ParseError("no rocprof header (a row with KernelName or Kernel_Name) found; "
-                      "make it with `rocprof -i counters.txt ./app` or rocprof-compute",
-                      path=path)
+    other = other_kind(path, None, ",".join(filled[0]))
+    if other:   # another verb's file: name it, not how to collect rocprof counters
+        return ParseError(f"{_NO_HEADER} found: {other}", path=path)
+    return ParseError(f"{_NO_HEADER} found; {_MAKE_IT}", path=path)
+
+
+_NO_HEADER = "no rocprof header (a row with KernelName or Kernel_Name)"
+_MAKE_IT = "make it with `rocprof -i counters.txt ./app` or rocprof-compute"
 
 
 def _merged_passes(paths: list[str], log: SkipLog, other_logs: list[SkipLog],
@@ -339,13 +354,17 @@ def load_rocprof(paths, device: str | None = None) -> ProfileImport:
              for f in done for g in f.value[0]]
     if not pairs:
         raise ParseError("no file has a usable dispatch: " + "; ".join(str(s) for s in failed))
+    from ..hardware.cdna_limits import cu_limits
+    from .rocprof_achieved import launch_occupancy, target_gpu
+    from .rocprof_occupancy import target_gfx, with_occupancy  # as ncu records occupancy
+
+    gfx, gpu = target_gfx(device, paths_in), target_gpu(device, paths_in)
+    launch_occupancy([g for g, _, _ in pairs], gpu, cu_limits(gfx))   # before their notes
     names = display_names([(g, s) for g, s, _ in pairs])
     kernels = [group_kernel(g, name, step, i if step else None, source="rocprof")
                for (g, step, i), name in zip(pairs, names, strict=True)]
-    from .rocprof_occupancy import target_gfx, with_occupancy  # as ncu records occupancy
-
     kernels, occupancy = with_occupancy(kernels, [g.first.metrics for g, _, _ in pairs],
-                                        target_gfx(device, paths_in))
+                                        gfx, gpu)
     from ..hardware.rocprof_roofline import workload_roofline
 
     return ProfileImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),

@@ -4,8 +4,9 @@ named can tell, and the matrix-core instruction counters that cannot be FLOP.
 The line size of rocprof-compute's L1 and L1->L2 read formulas is 64 B on MI200 (gfx90a)
 and 128 B on MI300 (gfx942), and only MI300 has TCC_BUBBLE, its 128-B HBM reads. A file
 says MI300 by TCC_BUBBLE or by the TCC_EA0_ spelling of the HBM request counters (gfx942's
-spelling: rocprof-compute's gfx942 pmc sets, which its gfx90a sets spell TCC_EA_); else the
-named device (`--on mi300x`, a workload folder `MI300X_A1`) decides (review r9 F2).
+spelling: rocprof-compute's gfx942 pmc sets, which its gfx90a sets spell TCC_EA_), MI200 by
+the TCC_EA_ spelling (read_as), whatever --on names; a file with neither, the named device
+(`--on mi300x`, a workload folder `MI300X_A1`) decides (review r9 F2).
 """
 
 from __future__ import annotations
@@ -17,12 +18,20 @@ from pathlib import Path
 
 _INSTINCT = re.compile(r"MI(\d)\d\d", re.IGNORECASE)
 
+# An MI350-class GPU (MI350X, MI355X: gfx950) read as MI300's (truthy: 128-B lines, the
+# TCC_EA0_ names), but whose 128-B HBM reads are TCC_EA0_RDREQ_128B, not TCC_BUBBLE: its
+# notes ask for those (rocprof_dram.py). The note asked for TCC_BUBBLE there (s36 L).
+GFX950 = "gfx950"
 
-def mi300_of_name(text: str | None) -> bool | None:
-    """True for an MI300-class name (MI300X, MI325X, 'MI300X_A1', MI355X), False for an
-    older Instinct one (MI100, MI210, MI250X, 'MI200'), None for any other."""
+
+def mi300_of_name(text: str | None) -> bool | str | None:
+    """True for an MI300-class name (MI300X, MI325X, 'MI300X_A1'), GFX950 for an MI350 one
+    (MI350X, MI355X), False for an older Instinct one (MI100, MI210, MI250X, 'MI200'),
+    None for any other."""
     hit = _INSTINCT.search(text or "")
-    return None if hit is None else hit.group(1) >= "3"
+    if hit is None:
+        return None
+    return GFX950 if hit.group(0).upper().startswith("MI35") else hit.group(1) >= "3"
 
 
 def mi300_of_device(spec: str | None) -> bool | None:
@@ -64,17 +73,53 @@ def spelled_mi300(keys: tuple[str, ...]) -> bool | None:
     return False if any(k.startswith("TCC_EA_") for k in keys) else None
 
 
-def bubble_note(file_says: bool | None, named: bool | None) -> str:
-    """The note on an MI300 read without TCC_BUBBLE, saying what made it MI300: the file's
-    TCC_EA0_ names (file_says) or the GPU --on names (named). It once said "on MI300" under
-    `--on MI250X` too, where the names alone had decided it (s35 audit)."""
+def read_as(file_says: bool | None, named: bool | None) -> tuple[bool | None, str]:
+    """(whether a dispatch is read as MI300's, a note or ''): the file's counter names
+    decide where they say (spelled_mi300), else the GPU --on or the folder names. Both
+    spellings are the recording GPU's own: rocprofiler defines TCC_EA_RDREQ(_sum) for
+    gfx9-gfx90a and only TCC_EA0_ for gfx940-942 (derived_counters.xml; counter_defs.yaml
+    for rocprofv3), so a TCC_EA_ file is an MI100/MI200's even under --on MI300X. It was
+    read as MI300's there (128-B L1 lines, L1 and L2 bytes twice MI200's, and a TCC_BUBBLE
+    note) while a TCC_EA0_ file under --on MI250X kept its MI300 reading (s36 F)."""
+    if file_says is None:
+        return named, ""
+    if file_says is False and named:
+        return False, ("the TCC_EA_ counter names are MI100/MI200's (gfx908/gfx90a) "
+                       "spelling, MI300 (gfx942) spells them TCC_EA0_: the file is read as "
+                       "MI200's (64-B L1 and L1->L2 read lines) although --on names an "
+                       "MI300; name the GPU that recorded it")
+    return file_says, ""
+
+
+def bubble_note(file_says: bool | None, named: bool | str | None) -> str:
+    """The note on an MI300 read without its 128-B read counter, saying what made it MI300:
+    the file's TCC_EA0_ names (file_says) or the GPU --on names (named). It once said "on
+    MI300" under `--on MI250X` too, where the names alone had decided it (s35 audit); on
+    an MI350 (named GFX950) the counter is TCC_EA0_RDREQ_128B, not TCC_BUBBLE (s36 L)."""
+    if named == GFX950:   # gfx950 counts its reads by size; TCC_BUBBLE is no read count
+        return ("TCC_EA0_RDREQ_64B and TCC_EA0_RDREQ_128B not collected on MI350/MI355X "
+                "(gfx950): its 128-B DRAM reads counted as 64 B (DRAM bytes up to 2x low); "
+                "add TCC_EA0_RDREQ_32B_sum, TCC_EA0_RDREQ_64B_sum and TCC_EA0_RDREQ_128B_sum "
+                "to --pmc (TCC_BUBBLE does not count them there)")
     cost = ("its 128-B DRAM reads counted as 64 B (DRAM bytes up to 2x low); add "
             "TCC_BUBBLE_sum to --pmc")
+    if named is None:   # the TCC_EA0_ names alone: an MI300's or an MI350's
+        return ("TCC_BUBBLE not collected on MI300: " + cost + " (on MI350/MI355X, gfx950: "
+                "TCC_EA0_RDREQ_64B_sum and TCC_EA0_RDREQ_128B_sum instead; name the GPU "
+                "with --on)")
     if file_says and named is False:
         return ("TCC_BUBBLE not collected: the TCC_EA0_ counter names are MI300's (gfx942) "
                 "spelling, so the file is read as MI300's although --on names an older GPU "
                 "(MI100/MI200, no TCC_BUBBLE); if it is from an MI300, " + cost)
     return "TCC_BUBBLE not collected on MI300: " + cost
+
+
+def ea_spelled(name: str, mi300: bool | str | None) -> str:
+    """A TCC_EA_ counter's name as the GPU it is read as spells it, for a note asking for it:
+    TCC_EA0_ on MI300 and MI350 (gfx942, gfx950; mi300 truthy, as read_as decides), the
+    canonical TCC_EA_ otherwise. The notes said TCC_EA_RDREQ_32B to an MI300 user, a
+    counter rocprofv3 does not know there (s36 M)."""
+    return name.replace("TCC_EA_", "TCC_EA0_", 1) if mi300 else name
 
 
 ARCH_NOTE = ("64-B L1 and L1->L2 read lines assumed (MI200): the file does not say which GPU "

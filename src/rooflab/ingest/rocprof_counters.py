@@ -11,7 +11,8 @@ roofline formulas (../shared/design/FACTS.md, "rocprof-compute"):
                   or, without those, 128 x TCC_REQ      (its speed-of-light "L2 Cache BW")
                   line = 64 B (MI200), 128 B on MI300 (told by TCC_BUBBLE or the
                   TCC_EA0_ spelling in the file, or by the device named: arch_words)
-    HBM bytes   = 32 x RDREQ_32B + 64 x (RDREQ - RDREQ_32B)
+    HBM bytes   (rocprof_dram.py; gfx950 by its RDREQ_64B/_128B counters there)
+                = 32 x RDREQ_32B + 64 x (RDREQ - RDREQ_32B)
                 + 64 x WRREQ_64B + 32 x (WRREQ - WRREQ_64B)   from TCC_EA(0)_RDREQ/WRREQ;
                   on MI300 (gfx942) TCC_BUBBLE counts the 128-B reads among RDREQ:
                   reads = 128 x BUBBLE + 64 x (RDREQ - BUBBLE - RDREQ_32B) + 32 x RDREQ_32B;
@@ -38,7 +39,8 @@ from functools import lru_cache
 
 from .aggregate import Launch
 from .ncu_metrics import Counts
-from .rocprof_arch import ARCH_NOTE, bubble_note, mfma_note, spelled_mi300
+from .rocprof_arch import ARCH_NOTE, mfma_note, read_as, spelled_mi300
+from .rocprof_dram import dram_bytes
 
 VECTOR = {"F16": "fp16", "F32": "fp32", "F64": "fp64"}
 MATRIX = {"F8": "fp8", "F16": "fp16", "BF16": "bf16", "F32": "fp32", "F64": "fp64",
@@ -59,6 +61,7 @@ def _spellings(name: str) -> tuple[str, ...]:
 _NAMES = (*(f"SQ_INSTS_VALU_{op}_{p}" for op in ("ADD", "MUL", "FMA", "TRANS") for p in VECTOR),
           *(f"SQ_INSTS_VALU_MFMA_MOPS_{p}" for p in MATRIX),
           "TCC_EA_RDREQ", "TCC_EA_RDREQ_32B", "TCC_EA_WRREQ", "TCC_EA_WRREQ_64B", "TCC_BUBBLE",
+          "TCC_EA_RDREQ_64B", "TCC_EA_RDREQ_128B",   # gfx950's reads by size
           *TCP_TCC, "TCP_TOTAL_CACHE_ACCESSES", "TCC_REQ", "FETCH_SIZE", "WRITE_SIZE")
 # rocprof's derived HBM metrics, as rocprofv3 (rocprofiler-sdk) names them too
 _ALIASES = {"FETCH_SIZE": ("FetchSize",), "WRITE_SIZE": ("WriteSize",)}
@@ -169,65 +172,18 @@ def _split_problem(num: Mapping[str, float]) -> str:
 # unknown for that dispatch (never 0: a kernel whose reads are unknown is not write-only)
 _LEVEL_COUNTERS = {
     "DRAM": ("TCC_EA_RDREQ", "TCC_EA_RDREQ_32B", "TCC_EA_WRREQ", "TCC_EA_WRREQ_64B",
-             "TCC_BUBBLE"),
+             "TCC_BUBBLE", "TCC_EA_RDREQ_64B", "TCC_EA_RDREQ_128B"),   # the last two: gfx950
     "L2": TCP_TCC,
     "L1": ("TCP_TOTAL_CACHE_ACCESSES",),
 }
-
-
-def _dram(num: Mapping[str, float], bubble: float | None) -> tuple[float | None, list[str]]:
-    """HBM bytes (None: no TCC_EA counter) and notes on the sizes assumed for the requests
-    whose split counter was not collected. rocprof-compute's formula assumes both split
-    counters (it always collects them); rooflab's users often collect RDREQ and WRREQ alone,
-    and then every read counts 64 B and every write 32 B (review 12b F)."""
-    get = num.get
-    rd, rd32 = get("TCC_EA_RDREQ"), get("TCC_EA_RDREQ_32B")
-    wr, wr64 = get("TCC_EA_WRREQ"), get("TCC_EA_WRREQ_64B")
-    if rd is None and wr is None:
-        return _kib_sizes(num)
-    notes = []
-    if (rd is None) != (wr is None):
-        # one direction collected: said, as ncu's "DRAM = reads only" (a file of
-        # TCC_EA_RDREQ alone is common: a read-only kernel's counters)
-        have, lack, what = (("TCC_EA_RDREQ", "TCC_EA_WRREQ", "reads") if wr is None else
-                            ("TCC_EA_WRREQ", "TCC_EA_RDREQ", "writes"))
-        notes.append(f"DRAM = {what} only: {have} without {lack} (add it to --pmc, or DRAM "
-                     f"bytes may read low)")
-    if rd32 is None and rd:
-        notes.append("TCC_EA_RDREQ_32B not collected: every DRAM read assumed 64 B (a 32-B "
-                     "read counts twice its size); add it to --pmc")
-    if wr64 is None and wr:
-        notes.append("TCC_EA_WRREQ_64B not collected: every DRAM write assumed 32 B (a 64-B "
-                     "write counts half its size); add it to --pmc")
-    rd, rd32, wr, wr64, big = (v or 0.0 for v in (rd, rd32, wr, wr64, bubble))
-    return (128 * big + 32 * rd32 + 64 * (rd - big - rd32)
-            + 64 * wr64 + 32 * (wr - wr64)), notes
-
-
-def _kib_sizes(num: Mapping[str, float]) -> tuple[float | None, list[str]]:
-    """HBM bytes from rocprof's derived FETCH_SIZE / WRITE_SIZE (rocprofv3: FetchSize /
-    WriteSize), when the TCC_EA requests were not collected: on gfx9 rocprof defines them
-    as (32 x RDREQ_32B + 64 x (RDREQ - RDREQ_32B)) / 1024 and (32 x (WRREQ - WRREQ_64B) +
-    64 x WRREQ_64B) / 1024 (ROCm/rocprofiler derived_counters.xml, "kilobytes fetched
-    from / written to the video memory"): this module's formula in KiB, so x 1024."""
-    fetch, write = num.get("FETCH_SIZE"), num.get("WRITE_SIZE")
-    if fetch is None and write is None:
-        return None, []
-    notes = ["DRAM = 1024 x (FETCH_SIZE + WRITE_SIZE): rocprof's derived metrics, in KiB "
-             "(the TCC_EA request formula rocprof applied)"]
-    if (fetch is None) != (write is None):
-        have, lack, what = (("FETCH_SIZE", "WRITE_SIZE", "reads") if write is None else
-                            ("WRITE_SIZE", "FETCH_SIZE", "writes"))
-        notes.append(f"DRAM = {what} only: {have} without {lack} (add it to --pmc, or DRAM "
-                     f"bytes may read low)")
-    return 1024.0 * ((fetch or 0.0) + (write or 0.0)), notes
 
 
 def _dram_counters(c: Mapping[str, float]) -> tuple[str, ...]:
     """The counters the DRAM level is read from: FETCH_SIZE / WRITE_SIZE only without any
     TCC_EA request counter (an n/a FETCH_SIZE beside the requests drops nothing)."""
     raw = _LEVEL_COUNTERS["DRAM"]
-    return raw if any(n in c for n in raw[:4]) else (*raw, "FETCH_SIZE", "WRITE_SIZE")
+    requests = (*raw[:4], *raw[5:])   # all but TCC_BUBBLE
+    return raw if any(n in c for n in requests) else (*raw, "FETCH_SIZE", "WRITE_SIZE")
 
 
 def _bytes(c: Mapping[str, float], num: Mapping[str, float], mi300: bool = False,
@@ -249,11 +205,7 @@ def _bytes(c: Mapping[str, float], num: Mapping[str, float], mi300: bool = False
         bad = next((n for n in names if (v := c.get(n)) is not None and v != v), None)
         if bad is not None:
             unknown[level] = f"{bad} is not a number (n/a)"
-    dram, notes = _dram(num, bubble)
-    if mi300 and bubble is None and num.get("TCC_EA_RDREQ"):
-        # gfx942 counts a 128-B read once in RDREQ and once in TCC_BUBBLE; without BUBBLE
-        # the formula takes it for 64 B (review r9 F2)
-        notes.append(bubble_note(*said))   # said: (the file's names, --on's GPU)
+    dram, notes = dram_bytes(num, bubble, mi300, said)   # said: (the file's names, --on's)
     if dram is not None:
         nbytes["DRAM"] = dram
     l2_reqs = list(map(num.get, TCP_TCC))
@@ -349,9 +301,8 @@ def rocprof_counted(m: Mapping[str, float], mi300: bool | None = None
     mi300: whether the GPU is an MI300 as the user's device or folder says (None: unsaid);
     the file's own counter names say it first (rocprof_arch)."""
     c, num = canonical(m)
-    spelled = file_says = spelled_mi300(tuple(m))
-    if spelled is None or (spelled is False and mi300):
-        spelled = mi300
+    file_says = spelled_mi300(tuple(m))
+    spelled, arch_said = read_as(file_says, mi300)   # the file's names first, then --on
     lanes = _wave_size(m)
     flop, partial, found = _vector_flop(num, lanes)
     notes: list[str] = []
@@ -364,6 +315,8 @@ def rocprof_counted(m: Mapping[str, float], mi300: bool | None = None
     notes[:0] = [note for counted, note in partial if counted or not flop]
     if mfma := mfma_note(m):
         notes.append(mfma)
+    if arch_said:
+        notes.append(arch_said)
     nbytes, unknown, bnotes = _bytes(c, num, bool(spelled), (file_says, mi300))
     if "DRAM" not in unknown:   # (bnotes are about DRAM requests)
         notes += bnotes

@@ -73,7 +73,11 @@ def occupancy_meta(m: Mapping[str, float], lim: CuLimits | None) -> dict:
 
 def occupancy_note(kernels, gfx: str, shown: int = 5) -> str:
     """One line naming the longest kernels' theoretical occupancy and what limits it."""
-    said = [f"{k.name} {k.meta['occupancy_theoretical']:.3g} % ("
+    from ..model.occupancy_words import occupancy_pct
+
+    # the one occupancy rule every page prints by (one decimal); '.3g' read 3 waves of 32
+    # as '9.38 %' here and '9.4 %' in the advice beside it (s36 F)
+    said = [f"{k.name} {occupancy_pct(k.meta['occupancy_theoretical'])} ("
             f"{k.meta['occupancy_limiter']})" for k in kernels
             if "occupancy_theoretical" in k.meta]
     if not said:
@@ -118,18 +122,38 @@ def target_gfx(device: str | None, paths) -> str | None:
     return None
 
 
-def with_occupancy(kernels, firsts, gfx: str | None) -> tuple[list, tuple[str, ...]]:
+def with_occupancy(kernels, firsts, gfx: str | None, gpu: str | None = None
+                   ) -> tuple[list, tuple[str, ...]]:
     """The kernels with their first dispatch's occupancy in meta (`firsts`: each kernel's
-    first dispatch's metrics), and the note that says it (or why it could not be)."""
+    first dispatch's metrics): the theoretical one from its resources on `gfx`, the
+    achieved one from the SQ counters on `gpu` (a catalog name: rocprof_achieved), and the
+    notes that say them (or why they could not be)."""
     from dataclasses import replace
 
     from ..hardware.cdna_limits import cu_limits
+    from .rocprof_achieved import achieved_meta, achieved_note
 
     lim = cu_limits(gfx)
-    out = [replace(k, meta={**k.meta, **extra}) if (extra := occupancy_meta(m, lim)) else k
-           for k, m in zip(kernels, firsts, strict=True)]
+    out = [replace(k, meta={**k.meta, **extra}) if (
+        extra := _both(occupancy_meta(m, lim), achieved_meta(m, gpu, lim))) else k
+        for k, m in zip(kernels, firsts, strict=True)]
+    longest = sorted(out, key=lambda k: -(k.seconds or 0.0))
+    achieved = achieved_note(longest, gpu, lim, firsts)
     if lim is not None:
-        note = occupancy_note(sorted(out, key=lambda k: -(k.seconds or 0.0)), lim.gfx)
-        return out, ((note,) if note else ())
-    has = any(resources(m) is not None for m in firsts)
-    return out, ((UNNAMED_NOTE,) if has else ())
+        note = occupancy_note(longest, lim.gfx)
+    else:
+        note = UNNAMED_NOTE if any(resources(m) is not None for m in firsts) else ""
+    return out, tuple(n for n in (note, achieved) if n)
+
+
+def _both(theoretical: dict, achieved: dict) -> dict:
+    """One dispatch's occupancy meta: occupancy_from says where each figure came from, the
+    achieved one measured (occupancy_words prints it after the achieved %, which read as
+    "derived by HIP's calculator" with the theoretical's words alone)."""
+    if not achieved:
+        return theoretical
+    how = ("achieved measured: rocprof-compute's Wavefront Occupancy from "
+           "SQ_ACCUM_PREV_HIRES and GRBM_GUI_ACTIVE")
+    said = theoretical.get("occupancy_from")
+    return {**theoretical, **achieved,
+            "occupancy_from": f"{said}; {how}" if said else how}

@@ -59,28 +59,27 @@ def _parts(call: OpCall, first: int):
     return shape, dt, rows, rows * itemsize(target[1]), w_bytes, reduction
 
 
-def _nll_forward(call: OpCall) -> OpWork | str | None:
-    """aten::nll_loss_forward / nll_loss2d_forward(self, target, weight, reduction,
-    ignore_index) -> (output, total_weight): the module docstring's count."""
-    got = _parts(call, 0)
+def _nll(call: OpCall, backward: bool) -> OpWork | str | None:
+    """The module docstring's count of aten::nll_loss_forward / nll_loss2d_forward(self,
+    target, weight, reduction, ignore_index) -> (output, total_weight), or with `backward`
+    of aten::nll_loss_backward / nll_loss2d_backward(grad_output, self, target, weight,
+    reduction, ignore_index, total_weight) -> grad_input: self one input further on."""
+    got = _parts(call, 1 if backward else 0)
     if not isinstance(got, tuple):
         return got
     shape, dt, rows, t_bytes, w_bytes, reduction = got
-    flop, nbytes = nll_counts(False, reduction, rows, numel(shape), itemsize(dt), t_bytes,
+    flop, nbytes = nll_counts(backward, reduction, rows, numel(shape), itemsize(dt), t_bytes,
                               w_bytes)
-    return OpWork("nll_loss", flop, nbytes, flop_precision(dt), "vector")
+    return OpWork("nll_loss_backward" if backward else "nll_loss", flop, nbytes,
+                  flop_precision(dt), "vector")
+
+
+def _nll_forward(call: OpCall) -> OpWork | str | None:
+    return _nll(call, backward=False)
 
 
 def _nll_backward(call: OpCall) -> OpWork | str | None:
-    """aten::nll_loss_backward / nll_loss2d_backward(grad_output, self, target, weight,
-    reduction, ignore_index, total_weight) -> grad_input: the module docstring's count."""
-    got = _parts(call, 1)
-    if not isinstance(got, tuple):
-        return got
-    shape, dt, rows, t_bytes, w_bytes, reduction = got
-    flop, nbytes = nll_counts(True, reduction, rows, numel(shape), itemsize(dt), t_bytes,
-                              w_bytes)
-    return OpWork("nll_loss_backward", flop, nbytes, flop_precision(dt), "vector")
+    return _nll(call, backward=True)
 
 
 LOSS_RULES = {"aten::nll_loss_forward": _nll_forward, "aten::nll_loss2d_forward": _nll_forward,

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from ..errors import ParseError
-from ..files import decode_json
+from ..files import decode_json, json_end_hint
 from ..files_decode import open_text
 from .torch_trace_stream import CHUNK, BadJSON, Fallback, TraceReader, read_text
 
@@ -54,10 +54,9 @@ def _streamed(p: Path, path: str):
             if exc.error is not None:   # decode_json's: a huge number, deep nesting
                 raise exc.error from None
             if reader.head.lstrip("\ufeff \t\r\n")[:1] not in ("{", "["):
-                raise ParseError(_not_json(path), path=path) from None
-            raise ParseError(f"not valid JSON ({exc.msg}, column {exc.colno}): a file cut "
-                             f"short? export it with prof.export_chrome_trace(path)",
-                             path=path, line=exc.lineno) from None
+                raise ParseError(_not_json(path, reader.head), path=path) from None
+            raise ParseError(_invalid(exc.msg, exc.colno, exc.hint), path=path,
+                             line=exc.lineno) from None
         if fh.replaced:
             raise Fallback
     return data
@@ -80,9 +79,8 @@ def _whole_text(p: Path, path: str):
         return decode_json(raw, path)   # deep nesting, huge numbers: a ParseError
     except json.JSONDecodeError as exc:
         if raw.lstrip("\ufeff \t\r\n")[:1] not in ("{", "["):
-            raise ParseError(_not_json(path), path=path) from None
-        raise ParseError(f"not valid JSON ({exc.msg}, column {exc.colno}): a file cut short? "
-                         f"export it with prof.export_chrome_trace(path)", path=path,
+            raise ParseError(_not_json(path, raw), path=path) from None
+        raise ParseError(_invalid(exc.msg, exc.colno, json_end_hint(exc, raw)), path=path,
                          line=exc.lineno) from None
     except OSError as exc:
         raise ParseError(f"cannot read trace: {exc}", path=path) from None
@@ -130,10 +128,21 @@ def _binary(path: str, blob: bytes) -> str:
             "prof.export_chrome_trace(path) from a torch.profiler run with record_shapes=True")
 
 
-def _not_json(path: str) -> str:
-    """A file that is not JSON at all: another profiler's CSV names its verb."""
+def _invalid(msg: str, column: int, hint: str) -> str:
+    """A JSON error in a trace: "a file cut short?" only where the decoder stopped at the
+    file's end (files.json_end_hint); a syntax error in the middle once got it too (s36 I)."""
+    return (f"not valid JSON ({msg}, column {column}){hint}; export it with "
+            f"prof.export_chrome_trace(path)")
+
+
+def _not_json(path: str, head: str) -> str:
+    """A file that is not JSON at all: an empty one said so (s36 B), another profiler's CSV
+    names its verb."""
     from .profile_files import file_kind
 
+    if not head.strip("\ufeff \t\r\n"):
+        return ("the file is empty (was it written completely?); export a trace with "
+                "prof.export_chrome_trace(path)")
     verb = {"ncu": "an Nsight Compute CSV; read it with `rooflab ncu FILE`",
             "rocprof": "a rocprof CSV; read it with `rooflab rocprof FILE`"}.get(file_kind(path))
     return (f"not a chrome trace (not JSON): {verb}" if verb else

@@ -19,7 +19,7 @@ import json
 import re
 
 from ..errors import ParseError
-from ..files import decode_json
+from ..files import decode_json, json_end_hint
 from .torch_compiled import GRAPH, REGION
 from .torch_trace_events import _CATEGORIES
 from .torch_trace_scope import MARK
@@ -47,13 +47,15 @@ class Fallback(Exception):
 
 
 class BadJSON(Exception):
-    """json.loads's error for the whole text: its message, line and column there; or
+    """json.loads's error for the whole text: its message, line and column there, and
+    files.json_end_hint's words where it is at the text's end (a file cut short); or
     decode_json's ParseError (a huge number, deep nesting) as `error`."""
 
     def __init__(self, msg: str, lineno: int = 0, colno: int = 0,
-                 error: ParseError | None = None):
+                 error: ParseError | None = None, hint: str = ""):
         super().__init__(msg)
         self.msg, self.lineno, self.colno, self.error = msg, lineno, colno, error
+        self.hint = hint
 
 
 class _Bad(Exception):
@@ -288,15 +290,18 @@ class TraceReader:
                 # an error where the window ends may be the window's, not the file's
                 near = at + _MARGIN > len(tail) or exc.msg.startswith("Unterminated string")
                 if not near or self.eof:
-                    return self._where(exc.msg, self.keep + at)
+                    # the cut hint where the file ends at the error (known at its end; an
+                    # error far from the window's end has text after it: no cut)
+                    hint = json_end_hint(exc, self.prefix + tail) if self.eof else ""
+                    return self._where(exc.msg, self.keep + at, hint)
                 self._more()
                 continue
             if self.eof:
                 raise Fallback   # json.loads reads it: this reader is wrong, not the file
             self._more()
 
-    def _where(self, msg: str, pos: int) -> BadJSON:
+    def _where(self, msg: str, pos: int, hint: str = "") -> BadJSON:
         i = pos - self.base
         line = self.lines + self.buf.count("\n", 0, i) + 1
         k = self.buf.rfind("\n", 0, i)
-        return BadJSON(msg, line, pos - (self.base + k if k >= 0 else self.last_nl))
+        return BadJSON(msg, line, pos - (self.base + k if k >= 0 else self.last_nl), hint=hint)

@@ -20,7 +20,7 @@ from .fma_ceiling import fma_share_of, mix_ceiling
 from .grid_fill import grid_size as grid_blocks
 from .kernel import Kernel
 from .machine import Machine, words
-from .occupancy_words import occupancy_words  # re-exported: its callers import it here
+from .occupancy_words import occupancy_pct, occupancy_words  # occupancy_words re-exported
 from .opkind import is_matrix, is_streaming
 from .sample_groups import ALONE, busy_calls, contention
 from .sample_spread import NOISY_IQR
@@ -319,16 +319,18 @@ def latency_detail(kernel: Kernel | None) -> str:
     said = [grid] if grid else []
     got, most = m.get("occupancy_achieved"), m.get("occupancy_theoretical")
     limit = m.get("occupancy_limiter")
-    # occupancy and pipe-busy figures are the profiler's own metrics, quoted as it gives
-    # them (no % of a roof, no share of a total: units.fmt_pct/fmt_share do not apply)
+    # occupancy (% of warp slots) in its one style, as occupancy_words says it; pipe-busy
+    # figures are the profiler's own metric, whole percents (no % of a roof: not fmt_pct)
     if isinstance(got, (int, float)):
-        said.append(f"achieved occupancy {got:.0f} %"
-                    + (f" of a theoretical {most:.0f} %" if isinstance(most, (int, float))
-                       else "") + (f" (limit: {limit})" if limit else ""))
+        said.append(f"achieved occupancy {occupancy_pct(got)}"
+                    + (f" of a theoretical {occupancy_pct(most)}"
+                       if isinstance(most, (int, float)) else "")
+                    + (f" (limit: {limit})" if limit else ""))
     elif isinstance(most, (int, float)) and m.get("occupancy_from"):
-        # rocprof records no achieved occupancy: the theoretical one its registers allow
-        said.append(f"theoretical occupancy {most:.3g} %" + (f" (limit: {limit})" if limit
-                                                            else ""))
+        # rocprof without SQ_ACCUM_PREV_HIRES (ingest/rocprof_achieved) has no achieved
+        # occupancy: the theoretical one its registers allow
+        said.append(f"theoretical occupancy {occupancy_pct(most)}"
+                    + (f" (limit: {limit})" if limit else ""))
     pipes = m.get("pipe_busy")
     if isinstance(pipes, dict) and pipes:
         said.append("pipes busy: " + ", ".join(f"{p} {v:.0f} %"

@@ -166,11 +166,16 @@ def _judged(why: str, name: str, dies: int) -> str:
             f"against one die's roof (the package's figures / {dies})")
 
 
+# 'die', 'gcd', 'gcds', 'die1' as a word of a typed name ('MI250X GCD', 'mi250x:die1')
+_ASKS_DIE = re.compile(r"(?<![a-z0-9])(?:die|gcd)s?\d*(?![a-z0-9])")
+
+
 def die_query_words(query: str, name: str, dies: int) -> str:
     """What is said when a name asks for one die ('MI250X GCD', 'MI250X die') and the
     catalog entry found is the package (review s28 R4 F3: it resolved silently); '' when
-    the query does not ask for a die or the entry is one device."""
-    if dies <= 1 or not any(w in query.lower().split() for w in ("gcd", "die", "gcds")):
+    the query does not ask for a die or the entry is one device. A die by its index
+    ('MI250X:die1', names.py takes die0 to die{dies-1}) asks for one too (s36 I)."""
+    if dies <= 1 or not _ASKS_DIE.search(query.lower()):
         return ""
     return (f"'{query}' is read as the package {name} ({dies} dies, the figures below are "
             f"its dies' together); one die (GCD), what one process sees, has 1/{dies} of "

@@ -6,6 +6,7 @@ from model/advice_compute.py, which re-exports occupancy_words. Pure.
 
 from __future__ import annotations
 
+from ..sides import share_text
 from .grid_fill import grid_size as grid_blocks
 
 # Threads per warp on every NVIDIA GPU so far: a block of 128 threads is 4 warps.
@@ -23,7 +24,7 @@ def occupancy_words(m) -> str:
     most = m.get("occupancy_theoretical")
     if not isinstance(most, (int, float)) or isinstance(most, bool) or most <= 0:
         return ""
-    text = f"theoretical {most:.1f} %"
+    text = f"theoretical {occupancy_pct(most)}"
     size, unit = _wave(m)
     blocks = m.get("occupancy_limit_blocks")
     threads = grid_blocks(m.get("block")) or _whole(m.get("workgroup_size"))
@@ -37,10 +38,22 @@ def occupancy_words(m) -> str:
         text += f", limited by {limit}"
     got = m.get("occupancy_achieved")
     if isinstance(got, (int, float)) and not isinstance(got, bool):
-        text += f"; achieved {got:.1f} %"
+        text += f"; achieved {occupancy_pct(got)}"
     if m.get("occupancy_from"):
         text += f" ({m['occupancy_from']})"
     return text
+
+
+def occupancy_pct(pct: float, high: float | None = None) -> str:
+    """An occupancy in percent of the SM's warp (the CU's wave) slots, as every page prints
+    it (advice, the latency detail, `ai occupancy`, a kernel's launches; four roundings
+    before, s36 D): a share's one decimal ('41.7 %', '100.0 %'; sides.share_text keeps
+    an achieved 99.96 % off a full SM). high: a range of launches, '16.5-41.7 %', one
+    figure where both ends print alike."""
+    text = share_text(pct)
+    if high is None or share_text(high) == text:
+        return text
+    return f"{text.removesuffix(' %')}-{share_text(high)}"
 
 
 def _wave(m) -> tuple[int, str]:

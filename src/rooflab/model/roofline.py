@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..errors import InputError
 from .ceiling import Roof
 
@@ -31,6 +29,9 @@ def attainable(ai, peak_flop_per_s=None, bytes_per_s: float | None = None):
         # one point (placement.analyze_point, per kernel and level): the same IEEE min
         # without numpy's array round trip, 20x slower for a scalar
         return float(min(peak_flop_per_s, bytes_per_s * ai))
+    # numpy only for arrays: importing it costs a CLI call ~0.06 s that llm/train never use
+    import numpy as np
+
     ais = np.asarray(ai, dtype=float)
     if not np.all(ais >= 0):   # also NaN: min(P, B x -1) would be a negative FLOP/s
         bad = ais[~(ais >= 0)].flat[0]

@@ -245,7 +245,7 @@ def check_launch_floor(kernel: Kernel, roof: Roof,
 # a scaling row 'EPYC 9654 measured (1 thread)' (hardware/profile.py), a date after it.
 _ROOF_THREADS = re.compile(r"\((\d+) threads?\)")
 # The words of the CLI's input notes that say the kernels' thread count against the roof
-# already (cli/inputs.py, hardware/resolve.py roofs_for_kernel_threads: "(their
+# already (cli/inputs.py, hardware/thread_rows.py roofs_for_kernel_threads: "(their
 # 'threads')"), with the profile's rows: where they are said, check_threads finds nothing
 # and Analysis drops analyze()'s shorter note (threads_note.py).
 THREADS_SAID = re.compile(r"'threads'|ran on different thread counts")

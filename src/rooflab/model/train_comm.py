@@ -16,6 +16,7 @@ existed keeps the share of its time the file says is exposed. Pure: no I/O.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -41,17 +42,19 @@ def bucket_exposed_s(seconds: float, window_s: float, buckets: int,
     when the window ends (the input embedding's gradient, written by the backward's last
     kernel, embedding.bwd: DDP buckets in reverse order of model.parameters(), and a
     tensor over bucket_cap_mb gets its own): it queues after the other buckets, all of
-    it exposed, and the rest, buckets - 1 of them, spread over the window."""
-    from .parallel import LayerTime, overlapped_step_s
+    it exposed, and the rest, buckets - 1 of them, spread over the window.
 
+    Closed form of that schedule (s36 N; it built one slice per bucket, 11 s at --bucket-mb
+    0.1): k equal slices of w = window/k compute and c = rest/k link, slice j's collective
+    ready at j x w, end the link at max over j of (j w + (k - j + 1) c), linear in j, so at
+    j = 1 or k: max(w + k c, k w + c); the step ends at that or k w, the window. To the
+    loop's rounding (it summed w k times: 1e-13 of T + W; this, 1 ulp)."""
     if window_s <= 0:
         return seconds
     last = min(max(0.0, last_s), seconds)
     k = max(1, int(buckets) - (1 if last > 0 else 0))
-    rest = seconds - last
-    slices = tuple(LayerTime(f"bucket{i}", window_s / k, 0.0, rest / k, "")
-                   for i in range(k))
-    return max(0.0, overlapped_step_s(slices, [1.0] * k) - window_s) + last
+    w, c = window_s / k, (seconds - last) / k
+    return max(0.0, max(w + c * k, w * k + c) - window_s) + last
 
 
 @dataclass(frozen=True)
@@ -79,8 +82,9 @@ def exposure(k: Kernel, comm_s: float, windows: Mapping[str, float],
              whole_s: float | None = None) -> Exposure:
     """The row's exposed time when its collectives take `comm_s` in all (its floor on the
     link it runs on) and its windows are `windows` (part_windows). Each collective's time
-    is the file's scaled by comm_s / the file's comm_s (the link's bandwidth; a hop latency
-    the file counted scales with it). Without the list (an older JSON or CSV): comm_s x
+    is the file's bandwidth part scaled by comm_s / the file's (the link's bandwidth), its
+    hop latency (latency_s_each, s36: each bucket pays it) kept; a file without that
+    field scales the whole. Without the list (an older JSON or CSV): comm_s x
     the file's exposed / its whole time, that from meta comm_s, else `whole_s` (the row's
     floor on the roof it was judged on), else comm_s."""
     meta = k.meta
@@ -90,15 +94,60 @@ def exposure(k: Kernel, comm_s: float, windows: Mapping[str, float],
     if listed is None or not whole:
         share = exposed / whole if whole and exposed is not None else 1.0
         return Exposure(comm_s, comm_s * min(1.0, share), share_held=True)
-    scale = comm_s / whole
+    # the hop latency the file counted (latency_s_each, each bucket's) is kept; the rest,
+    # the bandwidth part, moves with the link (comm_s: the row's bytes over it)
+    lat = sum(c["latency_s_each"] * c["calls"] for c in listed)
+    scale = comm_s / (whole - lat) if whole > lat else comm_s / whole
     micro = max(1, int(_number(meta.get("accumulate")) or 1))
     overlap = meta.get("overlap", True) is not False
     total = 0.0
     for c in listed:
-        t = c["seconds_each"] * scale
+        t = _retimed(c["seconds_each"], c["latency_s_each"], scale)
+        # the last bucket paid one launch's hops
+        last = c["last_s_each"] and _retimed(c["last_s_each"],
+                                             c["latency_s_each"] / c["launches"], scale)
         w = windows.get(c["window"], 0.0) / micro if overlap else 0.0
-        total += bucket_exposed_s(t, w, c["buckets"], c["last_s_each"] * scale) * c["calls"]
+        total += bucket_exposed_s(t, w, c["buckets"], min(last, t)) * c["calls"]
     return Exposure(comm_s, total)
+
+
+def on_link(k: Kernel, bus_bytes_per_s: float, hop_s: float, ranks: int | None = None) -> Kernel:
+    """Row k as it runs on another link, of `bus_bytes_per_s` and `hop_s` per ring hop, over
+    `ranks` ranks (None: its meta devices): the hop latency belongs to the link, so each
+    launch pays that link's hops (all-reduce 2(n-1), all-gather/reduce-scatter n-1) in
+    place of the file's latency_s_each (s36 N: `choose --among MI300X` kept an H100 file's
+    --hop-latency-us 10, 30.4 ms, where `train --on MI300X` counts none). A link of the
+    file's bandwidth on the file's ring is taken as the file's own: k as it is."""
+    from .comm_link import ring_hops
+
+    meta, listed = k.meta, _collectives(k.meta.get("collectives"))
+    whole = _number(meta.get("comm_s"))
+    n = int(ranks or _number(meta.get("devices")) or 2)
+    if listed is None or not whole or bus_bytes_per_s <= 0:
+        return k
+    lat = sum(c["latency_s_each"] * c["calls"] for c in listed)
+    same_ring = ranks is None or ranks == _number(meta.get("devices"))
+    if same_ring and math.isclose(sum(k.bytes.values()) / bus_bytes_per_s, whole - lat,
+                                  rel_tol=1e-9):
+        return k
+    out, new_total = [], 0.0
+    for raw, c in zip(meta["collectives"], listed, strict=True):
+        hops = ring_hops(n) if raw.get("kind") == "all-reduce" else ring_hops(n) // 2
+        new = c["launches"] * hops * hop_s if c["seconds_each"] > 0 else 0.0
+        per_old, per_new = c["latency_s_each"] / c["launches"], new / c["launches"]
+        fields = {"latency_s_each": new,
+                  "seconds_each": c["seconds_each"] - c["latency_s_each"] + new}
+        if c["last_s_each"]:
+            fields["last_bucket_s_each"] = max(0.0, c["last_s_each"] - per_old) + per_new
+        out.append({**raw, **fields})
+        new_total += new * c["calls"]
+    return k.with_(meta={**meta, "collectives": out, "comm_s": whole - lat + new_total})
+
+
+def _retimed(seconds: float, latency: float, scale: float) -> float:
+    """A time of `latency` hop latency and the rest bandwidth, the rest x scale."""
+    lat = min(max(0.0, latency), seconds)
+    return (seconds - lat) * scale + lat
 
 
 def _collectives(value: object) -> list[dict] | None:
@@ -114,17 +163,20 @@ def _collectives(value: object) -> list[dict] | None:
             return None
         t, n, b = (_number(c.get(x)) for x in ("seconds_each", "calls", "buckets"))
         last = _number(c.get("last_bucket_s_each", 0.0))
+        lat = _number(c.get("latency_s_each", 0.0))   # 0 before s36: scaled with the rest
         if t is None or n is None or b is None or t < 0 or n < 0 or b < 1 \
-                or last is None or not 0 <= last <= t:
+                or last is None or not 0 <= last <= t or lat is None or not 0 <= lat <= t:
             return None
+        # collectives launched per call (FSDP's backward: two a block unit); s36 C's file
+        # had one a bucket
+        launches = _number(c.get("launches_each")) or b
         out.append({"seconds_each": t, "calls": n, "buckets": int(b), "last_s_each": last,
+                    "latency_s_each": lat, "launches": max(1.0, launches),
                     "window": str(c.get("window") or "none")})
     return out
 
 
 def _number(v: object) -> float | None:
-    import math
-
     ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
     return float(v) if ok else None
 
@@ -154,3 +206,46 @@ def _older_optimizer(k: Kernel) -> bool:
     name = k.name
     return (k.meta.get("train_part") == "optimizer" and "zero" not in k.meta
             and not name.startswith(("optimizer.clip_grad.", "optimizer.grad_scaler.")))
+
+
+def rebucketed(c: Mapping, out: dict, f: float, fg: float) -> dict:
+    """`out`, the collective `c` after whatif --precision scaled its bytes by `f` (its
+    gradients' by `fg`) and its time by `f`, with its buckets counted again by how its
+    scheme sets them (bucket_by, train_dp_comm): "bytes" (DDP's bucket_cap_mb) as many as
+    the new bytes fill (llama-2-7b bf16 -> fp32 gradients: 506 -> 1010), "elements"
+    (DeepSpeed's reduce_bucket_size) and "unit" (FSDP's blocks) as many as before, their
+    bytes following the width; the hop latency (latency_s_each) with the count, the rest
+    of the time with the bytes. A file without bucket_by: the latency x f (s36 C)."""
+    lat, t = _number(c.get("latency_s_each")) or 0.0, _number(c.get("seconds_each"))
+    by, n = c.get("bucket_by"), _number(c.get("buckets"))
+    if t is None or n is None or n < 1:
+        return out
+    if by not in ("bytes", "elements", "unit"):
+        if lat:
+            out["latency_s_each"] = min(lat * f, out["seconds_each"])
+        return out
+    new_n = int(n)
+    if by == "bytes" and (_number(c.get("bucket_bytes")) or 0) > 0:
+        cap, new_b = float(c["bucket_bytes"]), float(out.get("bytes", 0.0))
+        last = (_number(c.get("last_bucket_bytes")) or 0.0) * fg
+        new_n = (1 + max(1, math.ceil((new_b - last) / cap)) if last > cap
+                 else max(1, math.ceil(new_b / cap)))
+        out["last_bucket_bytes"] = last if last > cap else 0.0
+        if last <= cap:
+            out["last_bucket_s_each"] = 0.0
+    elif by == "elements" and (_number(c.get("bucket_bytes")) or 0) > 0:
+        out["bucket_bytes"] = float(c["bucket_bytes"]) * f
+    # each launch pays the link's hops: their count moves with the buckets'
+    launches = _number(c.get("launches_each")) or n
+    per = lat / launches
+    new_lat = per * (launches + new_n - n)
+    out.update(buckets=new_n, latency_s_each=new_lat,
+               seconds_each=max(0.0, t - lat) * f + new_lat)
+    if "launches_each" in c:
+        out["launches_each"] = int(launches + new_n - n)
+    last_s = _number(c.get("last_bucket_s_each")) or 0.0
+    if last_s and _number(out.get("last_bucket_s_each")):
+        # its bandwidth part with its gradients' bytes, its one launch's hops kept
+        out["last_bucket_s_each"] = min(max(0.0, last_s - per) * fg + per,
+                                        out["seconds_each"])
+    return out

@@ -16,9 +16,10 @@ widths). What each part carries decides its new width:
   never below 2 B;
 * anything else (the vocab-parallel loss's fp32 statistics) keeps its width.
 
-Each collective's time scales with its bytes (the hop latency with them: a small
-overestimate of the change), so the file verbs time the overlap again from the new list
-(model/train_comm.exposure). Pure: no I/O."""
+Each collective's bandwidth time scales with its bytes; its hop latency with its bucket
+count (model/train_comm.rebucketed: DDP's 25 MiB buckets grow in number with the bytes,
+DeepSpeed's 5e8-element buckets and FSDP's units do not), so the file verbs time the
+overlap again from the new list (model/train_comm.exposure). Pure: no I/O."""
 
 from __future__ import annotations
 
@@ -114,7 +115,10 @@ def _scaled(c: Mapping, parts: dict, widths: dict, f: float, fg: float) -> dict:
         if _pos(c.get("last_bucket_s_each"), zero=True):
             out["last_bucket_s_each"] = min(float(c["last_bucket_s_each"]) * fg,
                                             out["seconds_each"])
-    return out
+    # the bucket count and the hops it pays, by how the file's scheme sets its buckets
+    from .train_comm import rebucketed
+
+    return rebucketed(c, out, f, fg)
 
 
 def part_widths(storage: str, grad_width: float) -> dict[str, float]:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..files import write_atomic
-from ..hardware.resolve import per_thread_nominal
+from ..hardware.thread_rows import per_thread_nominal
 from ..model.ceiling import Roof
 from ..model.kernel import Kernel
 from ..model.level_names import checked_level

@@ -130,8 +130,8 @@ def _beside_outputs(dirs: list[Path]) -> str:
 
 def _output_folders() -> list[Path]:
     """The nearest existing folder of each output the running command names (-o, --output,
-    --chart: files.generator's command line); none outside a command."""
-    from ..files import generator
+    --chart: files_generator.generator's command line); none outside a command."""
+    from ..files_generator import generator
 
     argv = (generator() or {}).get("command", [])
     names = [argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg in _OUTPUTS]

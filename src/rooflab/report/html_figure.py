@@ -21,17 +21,8 @@ from .chart_parts import JOIN_LEGEND, LEVEL_MARKERS, RooflineDisplay, level_colo
 from .chart_words import ABOVE_LEGEND, above_roof, size_legend
 from .html_colors import PLOT_BG
 from .html_hover import hover_text
-from .html_labels import (
-    MARKER_RADIUS_PX,
-    POINT_FONT_PX,
-    POSITIONS,
-    Axes,
-    Candidate,
-    marker_box,
-    pixel_segments,
-    place_names,
-    text_box,
-)
+from .html_label_model import MARKER_RADIUS_PX, POINT_FONT_PX, pixel_segments
+from .html_labels import POSITIONS, Axes, Candidate, marker_box, place_names, text_box
 from .html_leaders import leader_annotation
 from .html_marks import (
     cap_box,

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from . import boxes
 from .boxes import Box
-from .html_labels import CHAR_EM, LINE_EM, POINT_FONT_PX, POSITIONS, text_box
+from .html_label_model import CHAR_EM, LINE_EM, POINT_FONT_PX
+from .html_labels import POSITIONS, text_box
 from .html_text import shown_len
 
 # How far out (pixels, from the marker's centre to the text's nearest edge) a name with a

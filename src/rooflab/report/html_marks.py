@@ -26,15 +26,8 @@ from .chart_parts import (
     level_color,
     side_color,
 )
-from .html_labels import (
-    MARKER_RADIUS_PX,
-    POINT_FONT_PX,
-    POSITIONS,
-    Axes,
-    marker_box,
-    overlap,
-    text_box,
-)
+from .html_label_model import MARKER_RADIUS_PX, POINT_FONT_PX
+from .html_labels import POSITIONS, Axes, marker_box, overlap, text_box
 from .html_leaders import Leader, leader_annotation, place_leader
 from .marker_size import SIZE_LEGEND, SIZE_MAX, SIZE_MIN
 from .steps import step_kernels

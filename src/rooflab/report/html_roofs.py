@@ -1,6 +1,6 @@
 """The roofs of the HTML chart as plotly traces, and their names: each slope named along
 its line (an annotation, turned by SLOPE_SCRIPT on the page's real size), each flat roof
-at the vertex html_labels.place_ceiling_names chooses."""
+at the vertex html_ceiling_names.place_ceiling_names chooses."""
 
 from __future__ import annotations
 
@@ -16,15 +16,9 @@ from .chart_layout_roofs import group_label, label_groups
 from .chart_marks import text_color
 from .chart_parts import COMPUTE_COLOR, PLOTLY_DASH, Line, RooflineDisplay, level_color
 from .chart_words import FLAGGED_MARK, REAL_TRAFFIC_LEGEND, REAL_TRAFFIC_STYLE, flagged
-from .html_labels import (
-    CEILING_FONT_PX,
-    Axes,
-    Flat,
-    Slope,
-    line_label_box,
-    place_ceiling_names,
-    place_slope_names,
-)
+from .html_ceiling_names import CEILING_FONT_PX, Flat, place_ceiling_names
+from .html_label_model import Axes, line_label_box
+from .html_slope_names import Slope, place_slope_names
 from .html_text import plotly_text
 
 # The slopes' names were turned for html_labels' model of the plot area (PLOT_PX), but the

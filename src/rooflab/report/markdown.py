@@ -393,10 +393,10 @@ def markdown_report(analysis: Analysis, profile: MachineProfile | None = None,
 
 def generator_footer(markdown: bool = False) -> str:
     """'Written by rooflab 0.1.0: rooflab report k.json -o r.md' when a command writes the
-    report (files.generator), so a report found later says how to make it again (the
+    report (files_generator.generator), so a report found later says how to make it again (the
     command as code in Markdown); '' in library use. No date: the same command on the same
     input gives the same file."""
-    from ..files import command_line, generator
+    from ..files_generator import command_line, generator
 
     gen = generator()
     if gen is None:

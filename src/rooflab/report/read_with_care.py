@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from ..hardware.profile import MachineProfile
-from ..hardware.resolve import is_whole_chip
+from ..hardware.thread_rows import is_whole_chip
 from ..model.above_roof_words import nominal_binding
 from ..model.analysis import Point
 from ..model.diagnose import Diagnosis
@@ -120,7 +120,7 @@ def trust_warnings(diags: Sequence[Diagnosis], profile: MachineProfile | None = 
 
 def _whole_chip(profile: MachineProfile, row) -> bool:
     """The record table's bandwidth row ("DRAM bandwidth") compares a thread row with the
-    whole chip's nominal bandwidth (`--on p.json@1t`: hardware.resolve.nominal_at_threads
+    whole chip's nominal bandwidth (`--on p.json@1t`: hardware.thread_rows.nominal_at_threads
     keeps it whole, and is_whole_chip knows its own words): one thread's DRAM is no share
     of the chip's, so a row at 30 % of it says the thread count, not a disturbed probe."""
     level = row.quantity.removesuffix(" bandwidth")

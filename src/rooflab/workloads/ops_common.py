@@ -24,11 +24,15 @@ TENSOR_DTYPES = frozenset({"fp16", "bf16", "tf32", "fp8", "int8", "uint8", "int4
 MAX_SIZE = 2**63 - 1
 
 
-def too_large(name: str, value) -> str:
-    """The message for a size past MAX_SIZE: what, where (the argument) and how to fix."""
+def too_large(name: str, value, typed: str | None = None) -> str:
+    """The message for a size past MAX_SIZE: what, where (the argument) and how to fix.
+    `typed`: the size as the user typed it, shown where it is short (1e400 was shown as
+    "beyond 1e308": s36 I)."""
     # an int past 1e308 does not convert to float
     big = value == math.inf or (isinstance(value, int) and value.bit_length() > 1023)
     shown = "beyond 1e308" if big else f"{float(value):.3g}"
+    if typed is not None and len(typed.strip()) <= 24:
+        shown = typed.strip()
     return (f"{name} is {shown}, larger than rooflab takes (at most 2**63 - 1 = "
             f"{float(MAX_SIZE):.3g}, the largest tensor dimension); give the size in "
             f"elements, such as 4096 or 1e6")

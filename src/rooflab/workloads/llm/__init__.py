@@ -13,7 +13,7 @@ The whole study `rooflab llm` runs (--tp/--pp on chosen links, --compare, --what
 --tpot-ms, --ttft-ms) is workloads.llm.study.run_study(Study(...)) -> LlmRun.
 """
 
-from .analysis import ContextWarning, LLMResult, Request, analyze_llm, result_to_dict
+from .analysis import ContextWarning, LLMResult, Request, analyze_llm
 from .config_names import bundled_names, load_config
 from .config_parse import parse_config
 from .footprint import (
@@ -30,6 +30,7 @@ from .model_config import MLA, ModelConfig, MoE
 from .parallel import TPResult, shard, tensor_parallel, tp_decode_step
 from .params import ParamCount, count_params
 from .pipeline import pipeline_parallel
+from .result_json import result_to_dict
 from .settings import Settings
 from .study import Compared, LlmRun, Study, run_study
 from .sweep import Sweep, batch_sweep

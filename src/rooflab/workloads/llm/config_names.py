@@ -11,7 +11,7 @@ from importlib import resources
 from pathlib import Path
 
 from ...errors import InputError, ParseError
-from ...files import decode_json, read_text
+from ...files import decode_json, json_end_hint, read_text
 from .config_parse import parse_config
 from .model_config import ModelConfig
 
@@ -92,7 +92,12 @@ def _load_file(path: Path) -> ModelConfig:
     try:
         data = decode_json(text, path)
     except json.JSONDecodeError as exc:
-        raise ParseError(f"not valid JSON: {exc.msg}", path=str(path),
+        start = text.lstrip("\ufeff \t\r\n")[:1]
+        # a CSV or a log given as a model ("not valid JSON: Expecting value" said nothing
+        # of what the file is or what goes here; s36 B)
+        other = ("; a model's config.json is one JSON object ({...}): is it the right file?"
+                 if start and start not in "{[" else json_end_hint(exc, text))
+        raise ParseError(f"not valid JSON: {exc.msg}{other}", path=str(path),
                          line=exc.lineno) from None
     try:
         return parse_config(data, name=path.parent.name if path.name == "config.json"

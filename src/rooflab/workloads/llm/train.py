@@ -133,9 +133,9 @@ class TrainSetup:
 
         check_dp(self.dp, self.zero)
         self._check_tp()
-        if not isinstance(self.dies, int) or isinstance(self.dies, bool) or self.dies < 1:
-            raise InputError(f"dies must be an integer >= 1 (ranks per package); got "
-                             f"{self.dies!r}")
+        from .size_limits import check_sizes
+
+        check_sizes(self)     # dies; devices, --seq, tokens per step in range (s36 J)
 
     def _check_tp(self) -> None:
         """--tp N (>= 1), --sequence-parallel only with N > 1, no --loss fused under TP

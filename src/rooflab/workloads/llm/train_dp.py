@@ -12,45 +12,20 @@ parameter (12 for mixed-precision AdamW):
 
 The paper's 7.5B model on 64 devices (K = 12, w = 2): 120, 31.4, 16.6 and 1.9 GB.
 
-Communication per device, ring collectives (nccl-tests PERFORMANCE.md): an all-reduce of S
-bytes sends 2(N-1)/N S in 2(N-1) hops, a reduce-scatter or an all-gather (N-1)/N S in N-1
-hops. Stage 0 all-reduces the gradients once per optimizer step (DDP's no_sync under
---accumulate). Stages 1 and 2 reduce-scatter the gradients and all-gather the updated
-weights after the sharded optimizer step: the all-reduce's volume (ZeRO sec. 7.2). Stage 2
-keeps only its shard of the gradients, so every micro-batch's are reduce-scattered
-(DeepSpeed reduces each micro-step under ZeRO-2). Stage 3 also all-gathers the weights in
-every micro-batch's forward and again in its backward: 3 (N-1)/N Psi, 1.5x the all-reduce
-(ZeRO sec. 7.2.2).
-
-Overlap (PyTorch DDP, Li et al. 2020, "PyTorch Distributed", sec. 3.2.3): the gradients are
-all-reduced in buckets of 25 MB (bucket_cap_mb) as the backward produces them, on a stream
-of their own. DDP fills them in reverse order of model.parameters(), and a tensor over
-bucket_cap_mb gets a bucket of its own: the input embedding, the first parameter, has its
-gradient written by the backward's last kernel (embedding.bwd), so where its gradient is
-over 25 MB its bucket is reduced after the backward ends, all of it exposed (llama-2-7b:
-32000 x 4096 x 2 B = 262 MB, 0.87 ms of all-reduce at --dp 4 on NVLink 450 GB/s). A tied
-lm_head is that same tensor, complete only then too. The other buckets are taken as ready
-after an equal share of the backward (its compute spread evenly over the gradients); they
-queue on the link, and model/parallel.py's overlapped_step_s times both. What is left
-after the backward is exposed: at least the last bucket's own time. ZeRO-1/2's bucketed
-reduce-scatter and ZeRO-3's backward reduce-scatter (FSDP: the embedding sits in the root
-unit, reduced last) leave the embedding's part exposed the same way. Stage 3's forward
-all-gather is prefetched under the forward the same way (FSDP's forward prefetch). The
-all-gather after the optimizer step (stages 1, 2) has nothing to hide under: exposed.
---no-overlap serializes every collective.
+The step's collectives, their buckets per scheme (DDP's 25 MiB, DeepSpeed ZeRO-1/2's 5e8
+elements, FSDP's one unit per transformer block) and what the compute hides of them:
+train_dp_comm.py. --no-overlap serializes every collective.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from ...errors import InputError
-from ...model.comm_link import Link, ring_hops
-from ...model.train_comm import bucket_exposed_s
+from ...model.comm_link import Link
+from .train_dp_comm import Collective, dp_collectives
 
 ZERO_STAGES = (0, 1, 2, 3)
-BUCKET_BYTES = 25 * 2**20     # PyTorch DDP's bucket_cap_mb = 25 (MiB)
 DDP_SOURCE = ("PyTorch DDP: gradients all-reduced in 25 MB buckets during the backward "
               "(Li et al. 2020, PyTorch Distributed, sec. 3.2.3)")
 ZERO_SOURCE = "Rajbhandari et al. 2020, ZeRO, Fig. 1, sec. 5.1 and 7.2"
@@ -86,58 +61,6 @@ def zero_state_bytes(params: float, width: float, k: float, n: int, stage: int,
 def unshard_factors(n: int, stage: int) -> tuple[int, int, int]:
     """What each of (weights, gradients, optimizer) was divided by under `stage`."""
     return (n if stage >= 3 else 1, n if stage >= 2 else 1, n if stage >= 1 else 1)
-
-
-def ring_s(link: Link, nbytes: float, n: int, kind: str) -> float:
-    """A ring collective of `nbytes` over `n` ranks: all-reduce 2(n-1) hops and 2(n-1)/n x
-    nbytes sent (Link.allreduce_s); reduce-scatter or all-gather half of both."""
-    if n <= 1 or nbytes <= 0:
-        return 0.0
-    if kind == "all-reduce":
-        return link.allreduce_s(nbytes, n)
-    return (ring_hops(n) // 2) * link.hop_latency_s + sent_bytes(nbytes, n, kind) \
-        / link.bus_bytes_per_s
-
-
-def sent_bytes(nbytes: float, n: int, kind: str) -> float:
-    """Bytes each rank sends: all-reduce 2(n-1)/n x nbytes, the others (n-1)/n x nbytes."""
-    if n <= 1:
-        return 0.0
-    return (2.0 if kind == "all-reduce" else 1.0) * (n - 1) / n * nbytes
-
-
-@dataclass(frozen=True)
-class Collective:
-    """One collective of the step: what it moves, how often per optimizer step, its time
-    each (ring_s) and the compute it can hide under (the window, per call; 0: none)."""
-
-    name: str
-    kind: str                 # all-reduce, reduce-scatter, all-gather
-    nbytes: float             # the tensor's bytes (per call)
-    calls: int
-    seconds: float            # per call
-    window_s: float           # compute it overlaps with, per call
-    sent: float               # bytes each device sends, per call
-    # the part of a micro-batch the window is (model/train_comm.WINDOW_PARTS), so a file
-    # verb can time the overlap again on another roof or after a what-if
-    window: str = "none"
-    # the gradients' bucket ready only when the window ends (the embedding's, over 25 MB:
-    # module docstring): its bytes and its part of `seconds`, per call; 0: none
-    last_bytes: float = 0.0
-    last_s: float = 0.0
-
-    @property
-    def buckets(self) -> int:
-        if self.last_bytes > 0:
-            return 1 + max(1, math.ceil((self.nbytes - self.last_bytes) / BUCKET_BYTES))
-        return max(1, math.ceil(self.nbytes / BUCKET_BYTES))
-
-    def exposed_s(self, overlap: bool) -> float:
-        """Per call: what is left after its window (module docstring's bucket rule; one
-        function with the file verbs', model/train_comm.py)."""
-        if not overlap or self.window_s <= 0:
-            return self.seconds
-        return bucket_exposed_s(self.seconds, self.window_s, self.buckets, self.last_s)
 
 
 @dataclass(frozen=True)
@@ -180,52 +103,13 @@ class DPResult:
         return sum(c.sent * c.calls for c in self.collectives)
 
 
-def dp_collectives(params: int, width: int, n: int, zero: int, accumulate: int, link: Link,
-                   forward_s: float, backward_s: float,
-                   grad_width: int | None = None,
-                   embedding_params: int = 0) -> tuple[Collective, ...]:
-    """The collectives of one optimizer step (module docstring); forward_s and backward_s:
-    one micro-batch's forward and backward (with its recompute) on the device, the windows
-    they hide under. The gradients move at `grad_width` bytes each (--grad-dtype; default
-    `width`), the weights ZeRO all-gathers at `width` (the --dtype copy the step runs on).
-    `embedding_params`: the input embedding's (its gradient's bucket, reduced last)."""
-    g_width = width if grad_width is None else grad_width
-    size, grads = width * params, g_width * params
-    # a bucket of its own only over bucket_cap_mb; a smaller table shares the last
-    # bucket, which the equal-share rule already leaves exposed
-    last = g_width * embedding_params if g_width * embedding_params > BUCKET_BYTES else 0.0
-
-    windows = {"forward": forward_s, "backward": backward_s, "none": 0.0}
-
-    def one(name: str, kind: str, calls: int, window: str) -> Collective:
-        b = grads if name.endswith(".grads") else size
-        tail = last if b is grads else 0.0
-        return Collective(name, kind, b, calls, ring_s(link, b, n, kind),
-                          windows[window], sent_bytes(b, n, kind), window, tail,
-                          min(ring_s(link, tail, n, kind), ring_s(link, b, n, kind)))
-
-    if zero == 0:
-        return (one("allreduce.grads", "all-reduce", 1, "backward"),)
-    if zero in (1, 2):
-        rs = one("reduce_scatter.grads", "reduce-scatter", accumulate if zero == 2 else 1,
-                 "backward")
-        return (rs, one("all_gather.weights", "all-gather", 1, "none"))
-    # the backward's all-gather and reduce-scatter share the link: one queue under it
-    ag, rs = ring_s(link, size, n, "all-gather"), ring_s(link, grads, n, "reduce-scatter")
-    return (one("all_gather.weights_fwd", "all-gather", accumulate, "forward"),
-            Collective("all_gather_reduce_scatter.bwd", "all-gather + reduce-scatter",
-                       size + grads, accumulate, ag + rs, backward_s,
-                       sent_bytes(size + grads, n, "all-gather"), "backward", last,
-                       min(ring_s(link, last, n, "reduce-scatter"), ag + rs)))
-
-
-def with_dp(r, link: Link, overlap: bool = True):
+def with_dp(r, link: Link, overlap: bool = True, bucket_mb: float | None = None):
     """A TrainResult (train.run_train's, at setup.dp and setup.zero) with its DPResult:
     the windows are one micro-batch's forward and its backward with the recompute that
-    runs inside it."""
+    runs inside it; `bucket_mb`: --bucket-mb (default each scheme's: train_dp_comm)."""
     from dataclasses import replace
 
-    from .params import count_params
+    from .params import count_params, norm_params
     from .train_tp import device_config
 
     st = r.setup
@@ -234,13 +118,19 @@ def with_dp(r, link: Link, overlap: bool = True):
     forward_s = r.part_s("forward") / st.accumulate
     backward_s = (r.part_s("backward") + r.part_s("recompute")) / st.accumulate
     # under --tp N the device's slice: each data-parallel ring reduces 1/N of the model
-    counted = count_params(device_config(r.config, st.tp))
+    dev = device_config(r.config, st.tp)
+    counted = count_params(dev)
     params = counted.total
     ranks = dp_ranks(r)
 
+    # FSDP's root unit: what no block's unit wraps (the embedding, the final norm, an
+    # untied lm_head)
+    root = counted.embedding + counted.lm_head + norm_params(dev)
+
     def at(stage: int) -> tuple[Collective, ...]:
         return dp_collectives(params, st.width, ranks, stage, st.accumulate, link,
-                              forward_s, backward_s, st.grad_width, counted.embedding)
+                              forward_s, backward_s, st.grad_width, counted.embedding, root,
+                              layers=dev.layers, bucket_mb=bucket_mb)
 
     stages = tuple((k, sum(c.sent * c.calls for c in at(k)),
                     sum(c.seconds * c.calls for c in at(k))) for k in ZERO_STAGES)
@@ -311,7 +201,13 @@ def comm_kernel(dp: DPResult, batch: int = 1, storage: str | None = None):
                         "collectives": [{"name": c.name, "kind": c.kind, "calls": c.calls,
                                          "seconds_each": c.seconds, "window": c.window,
                                          "buckets": c.buckets,
+                                         "launches_each": c.launches,
                                          "last_bucket_s_each": c.last_s,
+                                         "latency_s_each": c.latency_s,
+                                         # how whatif --precision recounts the buckets
+                                         "last_bucket_bytes": c.last_bytes,
+                                         "bucket_bytes": c.bucket_bytes,
+                                         "bucket_by": c.bucket_by,
                                          **collective_parts(c, storage, dp.width)}
                                         for c in dp.collectives],
                         "by_zero": {str(k): {"bytes": b, "comm_s": t}
@@ -332,7 +228,9 @@ def collective_parts(c: Collective, storage: str | None, grad_width: float) -> d
 
     widths = part_widths(storage, grad_width)
     if c.kind == "all-gather + reduce-scatter":    # ZeRO-3's backward: weights, then grads
-        w = c.nbytes * widths["weights"] / (widths["weights"] + widths["gradients"])
+        # the blocks' weights (the root's are not gathered again: train_dp_comm)
+        w = c.weight_bytes if c.weight_bytes >= 0 else \
+            c.nbytes * widths["weights"] / (widths["weights"] + widths["gradients"])
         parts = {"weights": w, "gradients": c.nbytes - w}
     else:
         parts = {"gradients" if c.name.endswith(".grads") else "weights": c.nbytes}

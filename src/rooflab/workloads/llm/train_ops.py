@@ -8,7 +8,8 @@ Backward rules (said once; docs/train.md):
     gradient, so together 2x the forward's bytes. A linear's are two rows, `.bwd_dx`
     (reads W and dY, writes dX) and `.bwd_dw` (reads the saved X and dY, writes dW at the
     gradients' width, --grad-dtype's else the weights', in the `weights` bytes: it does
-    not grow with the batch).
+    not grow with the batch; an fp32 gradient under bf16 is Megatron-LM's main_grad, which
+    the dW GEMM accumulates into: read and written, dw_passes).
   * flash attention's backward is FlashAttention-2's (Dao 2023, Algorithm 2): five
     matmuls to the forward's two, the scores S = Q K^T recomputed from Q, K and the saved
     logsumexp: 2.5x the forward FLOP; it reads Q, K, V, O, dO and the logsumexp and writes
@@ -121,8 +122,18 @@ def _linear_backward(op: OpCount, grad_scale: float = 1.0) -> tuple[OpCount, OpC
     bias = op.flop - mm                 # m x n: the bias add forward, its sum backward
     acts, weights = split.get("activations", 0.0), split.get("weights", 0.0)
     return (_bwd(op, ".bwd_dx", mm, {"weights": weights, "activations": acts}),
-            _bwd(op, ".bwd_dw", mm + bias, {"weights": grad_scale * weights,
-                                            "activations": acts}))
+            _bwd(op, ".bwd_dw", mm + bias, {"weights": dw_passes(grad_scale) * grad_scale
+                                            * weights, "activations": acts}))
+
+
+def dw_passes(grad_scale: float) -> int:
+    """Times a dW GEMM moves its gradient: a gradient wider than the weights (fp32 under
+    bf16, grad_scale 2) is Megatron-LM's main_grad, which the wgrad GEMM accumulates into
+    (gradient_accumulation_fusion: wgrad_gemm_accum_fp32, C += X^T dY, the buffer zeroed
+    once per step): read and written, 2; a gradient at the weights' width is written, 1.
+    llama-2-7b's q_proj.bwd_dw at --seq 4096, --grad-dtype fp32: 33.6 + 33.6 MB of X and
+    dY, 4 + 4 B x 16.8 M of main_grad = 201 MB per layer (the write alone: 134 MB)."""
+    return 2 if grad_scale > 1 else 1
 
 
 def dgamma_meta(split: Mapping | None, width: float, grad_width: float, mark: str) -> dict:

@@ -34,7 +34,8 @@ from ...errors import InputError
 from ...model.comm_link import Link
 from ..count import OpCount
 from .model_config import ModelConfig
-from .train_dp import Collective, ring_s, sent_bytes
+from .train_dp import Collective
+from .train_dp_comm import ring_s, sent_bytes
 
 MEGATRON_SOURCE = ("Megatron-LM tensor parallelism (Shoeybi et al. 2019, arXiv:1909.08053, "
                    "sec. 3): 2 all-reduces per layer forward, 2 backward")
