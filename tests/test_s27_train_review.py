@@ -129,7 +129,10 @@ def test_accumulation_bills_the_optimizer_once():
     opt = one.part_s("optimizer")
     assert opt == pytest.approx(28 * 1_100_048_384 / 3.35e12)       # 9.19 ms, once
     assert acc.part_s("optimizer") == pytest.approx(opt)
-    assert acc.floor_s == pytest.approx(32 * (one.floor_s - opt) + opt)   # 273 ms
+    assert acc.part_s("forward") == pytest.approx(32 * one.part_s("forward"))
+    # the backward 32 times, and micro-batches 2..32 read the gradient their dW adds into
+    # (s36 N: train_ops.accumulated), so a little more than 32 x its own
+    assert acc.floor_s > 32 * (one.floor_s - opt) + opt   # 273 ms
     assert acc.floor_s == pytest.approx(0.273, abs=0.001)
     assert acc.model_flop == 32 * one.model_flop
     assert acc.tokens_per_s == pytest.approx(32 * 1024 / acc.floor_s)

@@ -425,7 +425,10 @@ def _notes(cfg, setup, dp=None) -> tuple[str, ...]:
 def _accumulate_read(setup) -> str:
     """Whether the dW's read of the gradient it adds into is counted: under a gradient
     wider than the weights (Megatron-LM's fp32 main_grad) the dW GEMM accumulates into it
-    and its read is counted every micro-batch (train_ops.dw_passes); else not."""
+    and its read is counted every micro-batch (train_ops.dw_passes); else in micro-batches
+    2 to N, which add into it (train_ops.accumulated)."""
     if setup.grad_width > setup.width:
         return "the fp32 main_grad read and written by every micro-batch's dW GEMM, counted"
-    return "its read per micro-batch is not counted"
+    n = setup.accumulate
+    return (f"read in {n - 1} of the {n} micro-batches by the dW GEMM and norm that add "
+            f"into it, counted")

@@ -260,8 +260,8 @@ def build_train_step(cfg: ModelConfig, setup: TrainSetup) -> TrainStep:
            if _recomputed(o, setup)]
     # --grad-dtype: the dW the backward writes, the optimizer's read of it and the passes
     # over it move the gradients' bytes (fp32 main_grad under bf16: 4 B, not 2)
-    g = setup.grad_width / setup.width
-    bwd = [StepOp(b, o.calls, o.scope) for o in reversed(fwd) for b in backward(o.op, g)]
+    g = (setup.grad_width / setup.width, setup.accumulate)    # and each dW's += (s36 N)
+    bwd = [StepOp(b, o.calls, o.scope) for o in reversed(fwd) for b in backward(o.op, *g)]
     if setup.loss == "fused":    # Liger's chunked lm_head + cross-entropy (train_loss)
         fwd, bwd = fuse_loss(fwd, bwd, setup.width)
     params = count_params(cfg).total
