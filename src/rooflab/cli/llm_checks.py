@@ -94,6 +94,7 @@ def _given_latency(hop_us: float | None, allreduce_us: float | None, tp: int, pp
     """--hop-latency-us (per ring hop) or the older --link-latency (per all-reduce under
     --tp, per send under --pp alone), checked, in seconds."""
     from ..workloads.llm.links import GivenLatency
+    from .comm_options import check_hop_us
 
     if hop_us is not None and allreduce_us is not None:
         raise InputError("give one of --hop-latency-us (per ring hop) and --link-latency (per "
@@ -106,6 +107,7 @@ def _given_latency(hop_us: float | None, allreduce_us: float | None, tp: int, pp
         per = "per ring hop" if option == "--hop-latency-us" else "per all-reduce"
         raise InputError(f"{option} must be >= 0 and finite, in microseconds {per} (e.g. 10); "
                          f"got {us:g}")
+    check_hop_us(us, option, "per ring hop" if option == "--hop-latency-us" else "per all-reduce")
     if us and tp == 1 and pp == 1:
         raise InputError(f"{option} is the latency of --tp's all-reduces (or of --pp's "
                          f"sends); add --tp N or --pp N (2 or more) or drop it")
@@ -144,6 +146,9 @@ def _check_pp(pp: int, micro_batches: int | None, pp_link_bw: str | None,
                                             and math.isfinite(pp_link_latency)):
         raise InputError(f"--pp-link-latency must be >= 0 and finite, in microseconds per "
                          f"send (e.g. 5); got {pp_link_latency:g}")
+    from .comm_options import check_hop_us
+
+    check_hop_us(pp_link_latency, "--pp-link-latency", "per send")
 
 
 def one_spelling(decode_tokens: int, parallel_decode: int | None) -> int:

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 
 from ..units import dtype_bytes
 from .kernel import Kernel
-from .whatif_grads import follows_math, storage_bytes
+from .whatif_grads import HELD, follows_math, is_held, storage_bytes
 
 # what `whatif --precision` says of a train file's communication rows (module docstring)
 COMM_WORDS = ("; a gradient collective (train --dp) moves gradients of at least 2 B a "
@@ -58,20 +58,23 @@ def listed_parts(k: Kernel) -> list[dict] | None:
     return listed
 
 
-def comm_parts_in_precision(k: Kernel, size: float, held: bool) -> Kernel | None:
+def comm_parts_in_precision(k: Kernel, size: float, held: bool,
+                            dtype: str | None = None) -> Kernel | None:
     """k with each collective's parts at the width the module docstring gives them under
     --precision of `size` bytes an element; `held`: its gradients held at --grad-dtype
     apart from the training dtype (whatif_grads.held_apart), as are gradients whose own
-    width is not the training dtype's (meta storage_dtype). None where the row does not
-    list its parts."""
+    width is not the training dtype's (meta storage_dtype) or a collective marks held.
+    `dtype`: the precision's name, the row's training dtype after (meta storage_dtype).
+    None where the row does not list its parts."""
     listed = listed_parts(k)
     if listed is None:
         return None
     new_list, old_sent, new_sent, grads = [], 0.0, 0.0, None
     storage = storage_bytes(k)
     for c in listed:
-        widths = {p: _width(p, float(w), str(c.get("kind", "")), size,
-                            held or (storage is not None and float(w) != storage))
+        kept = held or (storage is not None and "gradients" in c["element_bytes"]
+                        and is_held(c["element_bytes"]["gradients"], storage, c))
+        widths = {p: _width(p, float(w), str(c.get("kind", "")), size, kept)
                   for p, w in c["element_bytes"].items()}
         parts = {p: float(v) * widths[p] / float(c["element_bytes"][p])
                  for p, v in c["parts"].items()}
@@ -80,7 +83,7 @@ def comm_parts_in_precision(k: Kernel, size: float, held: bool) -> Kernel | None
         fg = widths["gradients"] / float(c["element_bytes"]["gradients"]) \
             if "gradients" in widths else f
         grads = widths.get("gradients", grads)
-        new_list.append(_scaled(c, parts, widths, f, fg))
+        new_list.append({**_scaled(c, parts, widths, f, fg), **({HELD: True} if kept else {})})
         old_sent += float(c["sent_bytes_each"]) * float(c["calls"])
         new_sent += new_list[-1]["sent_bytes_each"] * float(c["calls"])
     r = new_sent / old_sent if old_sent > 0 else 1.0
@@ -89,7 +92,50 @@ def comm_parts_in_precision(k: Kernel, size: float, held: bool) -> Kernel | None
         meta["comm_s"] = sum(_num(c.get("seconds_each")) * float(c["calls"]) for c in new_list)
     if grads is not None and "grad_bytes" in k.meta:
         meta["grad_bytes"] = grads
+        # the row's gradients, held or following the math, read so by a whatif of this
+        # file's output (s36 Q: a bf16 row's fp32 gradients read as held there)
+        meta.update({HELD: True} if held else {})
+    if dtype and storage is not None:
+        meta["storage_dtype"] = dtype
+        moving = sum((_num(c.get("seconds_each")) - _num(c.get("latency_s_each")))
+                     * float(c["calls"]) for c in new_list)
+        meta["by_zero"] = stages_in_precision(k.meta, size, storage, grads, meta, new_sent,
+                                              new_sent / moving if moving > 0 else None)
     return k.with_(bytes={lv: b * r for lv, b in k.bytes.items()}, meta=meta)
+
+
+def stages_in_precision(old: Mapping, size: float, storage: float, grads: float | None,
+                        new: Mapping, sent: float, bw: float | None) -> object:
+    """The row's meta by_zero (each ZeRO stage's bytes and comm_s at this N) under
+    --precision, as `rooflab train` writes it at the new dtype: each stage's gradients
+    (stage 0 all of its bytes B0; stage 1 B0 / 2, a reduce-scatter; stages 2 and 3 one a
+    micro-batch, accumulate x B0 / 2) at `grads` bytes a value (the row's new width), the
+    rest (weights all-gathered) at follows_math(size) for `storage` bytes. comm_s: the
+    bytes at the link's `bw` (the row's bytes over its collectives' time less their hop
+    latencies), plus the stage's hop latencies (what was past its bytes' time), x the
+    gradients' width at stage 0 (DDP's bucket count follows the bytes; DeepSpeed's
+    element buckets and FSDP's units do not); in proportion without `bw`. The row's own
+    stage: its new bytes `sent` and comm_s. As it is where it is not a whole table."""
+    stages, g_old = old.get("by_zero"), old.get("grad_bytes")
+    if not isinstance(stages, Mapping) or grads is None or not _pos(g_old) \
+            or not all(isinstance(v, Mapping) and _pos(v.get("bytes"))
+                       and _pos(v.get("comm_s")) for v in stages.values()):
+        return stages
+    acc = old.get("accumulate") if _pos(old.get("accumulate")) else 1
+    b0 = float(stages.get("0", {}).get("bytes", 0.0))
+    fg, fw = grads / float(g_old), follows_math(size) / storage
+    out = {}
+    for key, v in stages.items():
+        g = {"0": b0, "1": b0 / 2}.get(key, acc * b0 / 2)
+        b = float(v["bytes"])
+        nb, t = min(g, b) * fg + max(b - g, 0.0) * fw, float(v["comm_s"])
+        hops = max(t - b / bw, 0.0) * (fg if key == "0" else 1.0) if bw else None
+        out[key] = {**v, "bytes": nb, "comm_s": t * nb / b if hops is None
+                    else nb / bw + hops}
+    now = str(old.get("zero"))
+    if now in out and _pos(new.get("comm_s")):
+        out[now] = {**out[now], "bytes": sent, "comm_s": new["comm_s"]}
+    return out
 
 
 def _width(part: str, was: float, kind: str, size: float, held: bool) -> float:

@@ -46,7 +46,8 @@ def grads_kept(old: Kernel, new: Kernel, size: float) -> Kernel:
             or not isinstance(split.get("weights"), (int, float)):
         return new
     grad, storage = widths
-    to = grad if grad != storage else follows_math(size)
+    held = is_held(grad, storage, old.meta)
+    to = grad if held else follows_math(size)
     old_w = old.meta["bytes_split"]["weights"]
     part = _grad_part(old, old_w)
     # the rest of `weights` (a norm's gamma read) as the math's new size has it
@@ -54,13 +55,16 @@ def grads_kept(old: Kernel, new: Kernel, size: float) -> Kernel:
     want = part * to / grad + rest
     delta = want - split["weights"]
     total = sum(new.bytes.values())
-    if not delta or total <= 0:
-        return new
     extra = {GRAD_PART: part * to / grad} if GRAD_PART in old.meta else {}
+    # the width and whether it is held said even where the bytes came out right (fp32 ->
+    # 4 B): a whatif of this one read the old grad_bytes against the new dtype (s36 Q)
+    meta = {**new.meta, "bytes_split": {**split, "weights": want}, "grad_bytes": to,
+            **extra, **({HELD: True} if held else {})}
+    if total <= 0:
+        return new
     # the gradient's bytes on each level in its share of the kernel's (one: DRAM)
     return new.with_(bytes={lv: b + delta * b / total for lv, b in new.bytes.items()},
-                     meta={**new.meta, "bytes_split": {**split, "weights": want},
-                           "grad_bytes": to, **extra})
+                     meta=meta)
 
 
 # The meta a kernel whose `weights` bytes are only partly its weight gradient gives that
@@ -84,7 +88,19 @@ def held_apart(k: Kernel) -> bool:
     storage, got = storage_bytes(k), k.meta.get("grad_bytes")
     if storage is None or isinstance(got, bool) or not isinstance(got, (int, float)):
         return False
-    return storage != float(got)
+    return is_held(float(got), storage, k.meta)
+
+
+# The meta a whatif --precision output marks gradients held at --grad-dtype with, where
+# their width no longer tells (a bf16 file's fp32 gradients under --precision fp32)
+HELD = "grads_held"
+
+
+def is_held(grad: float, storage: float, meta: Mapping) -> bool:
+    """Whether gradients of `grad` bytes under a training dtype of `storage` bytes are held
+    apart: marked so (HELD), or wider or narrower than the math's gradients would be (an
+    fp8 step's 2 B gradients follow its math: follows_math)."""
+    return meta.get(HELD) is True or float(grad) != follows_math(storage)
 
 
 def storage_bytes(k: Kernel) -> float | None:

@@ -77,7 +77,7 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
         if held_master(k) or complex_held(k, dtype):
             return k
         if k.meta.get("train_part") == "comm":
-            return comm_in_precision(k, size)
+            return comm_in_precision(k, size, dtype)
         share = _model_dtype_share(k) if size <= 1 else None
         if share is not None:
             return _said(_gemm_in_narrow_acts(k, share, named_of(k), new_p, block,
@@ -159,7 +159,7 @@ def change_precision(roof: Roof, kernels: Sequence[Kernel], precision: str,
     return replace(w, assumption=w.assumption + marked_words(w.moves))
 
 
-def comm_in_precision(k: Kernel, size: float) -> Kernel:
+def comm_in_precision(k: Kernel, size: float, dtype: str | None = None) -> Kernel:
     """A training step's gradient collective (`rooflab train --dp`: meta train_part comm)
     moves gradients of meta grad_bytes a value, not elements of a FLOP precision (it has
     none: read as fp32, --precision bf16 halved a bf16 step's all-reduce). Gradients stay
@@ -171,7 +171,7 @@ def comm_in_precision(k: Kernel, size: float) -> Kernel:
     part by its own rule (whatif_comm_parts: ZeRO's weight all-gathers, --tp's
     activations); this one rule is an older file's."""
     held = held_apart(k)
-    parts = comm_parts_in_precision(k, size, held)
+    parts = comm_parts_in_precision(k, size, held, dtype)
     if parts is not None or held:
         return parts or k
     old = float(k.meta.get("grad_bytes") or 2)
