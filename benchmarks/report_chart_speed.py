@@ -20,8 +20,17 @@ name tested one box at a time as before (_conflicts_all_pairs); the `place` colu
 the CPU seconds of the three placements alone (place_ceiling_names, place_names,
 place_slope_names).
 
+`--against traces` (session 36, helper P) times the page against its traces handed to
+plotly as go.Scatter objects: the points of each level (html_figure._points_trace) and
+each launch cap (html_marks.cap_traces) were go.Scatter, which Figure.add_trace rebuilt
+and checked again from their properties; now they are the properties, checked once. The
+reference builds the go.Scatter from the same properties, as before (_as_scatter).
+`--against heap` (helper P) times it against the page built with the cyclic collector
+walking every object alive as it starts (report/html._long_lived, gc.freeze, made a no-op);
+`--against p` against both of helper P's old ways.
+
     python benchmarks/report_chart_speed.py [--kernels 5000,20000] [--repeat 2]
-        [--against analysis|labels] [--on T4]
+        [--against analysis|labels|traces|heap|p] [--on T4]
 """
 
 from __future__ import annotations
@@ -42,10 +51,24 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 @contextlib.contextmanager
 def old_way(against: str = "analysis"):
     """The chart analysing for itself and wording the datasheet note per kernel, or
-    (against "labels") the names placed by the all-pairs scan."""
+    (against "labels") the names placed by the all-pairs scan, or (against "traces") the
+    points' and caps' traces built as go.Scatter (against "heap": the collector walking
+    the whole heap; "p": both)."""
     if against == "labels":
         with all_pairs():
             yield
+        return
+    if against in ("traces", "heap", "p"):
+        import rooflab.report.html as rh
+
+        saved = rh._long_lived
+        if against != "traces":
+            rh._long_lived = contextlib.nullcontext
+        try:
+            with scatter_objects() if against != "heap" else contextlib.nullcontext():
+                yield
+        finally:
+            rh._long_lived = saved
         return
     import rooflab.report.chart_batch as cb
     from rooflab.model.datasheet_note import datasheet_note
@@ -112,6 +135,27 @@ def all_pairs():
         hs._conflicts = conflicts
 
 
+def _as_scatter(props: dict):
+    """The go.Scatter the page built before session 36 from these trace properties."""
+    import plotly.graph_objects as go
+
+    return go.Scatter(**{k: v for k, v in props.items() if k != "type"})
+
+
+@contextlib.contextmanager
+def scatter_objects():
+    """The points' and launch caps' traces built as go.Scatter (checked twice) as before."""
+    import rooflab.report.html_figure as hf
+
+    points, caps = hf._points_trace, hf.cap_traces
+    hf._points_trace = lambda *a, **k: _as_scatter(points(*a, **k))
+    hf.cap_traces = lambda *a, **k: [_as_scatter(t) for t in caps(*a, **k)]
+    try:
+        yield
+    finally:
+        hf._points_trace, hf.cap_traces = points, caps
+
+
 @contextlib.contextmanager
 def placing_timed(spent: list):
     """Adds the CPU seconds of each name placement the page makes to spent[0]."""
@@ -171,9 +215,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kernels", default="5000,20000")
     ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--against", choices=("analysis", "labels"), default="analysis",
-                    help="the old way: the chart's own analysis (helper E) or the names' "
-                         "all-pairs placement (helper K)")
+    ap.add_argument("--against", choices=("analysis", "labels", "traces", "heap", "p"),
+                    default="analysis",
+                    help="the old way: the chart's own analysis (helper E), the names' "
+                         "all-pairs placement (helper K), the traces as go.Scatter, the "
+                         "collector walking the whole heap, or both (helper P)")
     ap.add_argument("--on", default="T4", help="the roof (catalog name)")
     a = ap.parse_args(argv)
     from scale_speed import _kernel_file

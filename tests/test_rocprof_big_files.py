@@ -159,7 +159,8 @@ def test_json_after_a_long_blank_start_is_still_refused(tmp_path, monkeypatch):
 
 def test_a_skip_repeated_on_every_dispatch_is_one_warning_per_kernel(tmp_path, capsys):
     """Split counters joined from other passes (RDREQ_32B > RDREQ on every dispatch) gave
-    one warning line per dispatch (12,500 lines for a 100,000-row file)."""
+    one warning line per dispatch (12,500 lines for a 100,000-row file). The counters as
+    this MI300 file spells them, TCC_EA0_ (s36 O)."""
     p = tmp_path / "mixed_counter_collection.csv"
     bad = {**COUNTERS, "TCC_EA0_RDREQ_32B": 2000}
     p.write_text("\n".join([LONG_HEAD.rstrip("\n"), *long_rows(100, bad),
@@ -168,12 +169,12 @@ def test_a_skip_repeated_on_every_dispatch_is_one_warning_per_kernel(tmp_path, c
     warnings = [w for w in capsys.readouterr().err.splitlines() if "skipped" in w]
     # the first dispatch of each kernel named, with its own numbers, and how many more
     assert warnings == [
-        f"warning: {p}:2: launch 1 of 'scale_f32' skipped: TCC_EA_RDREQ_32B 2000 > "
-        f"TCC_EA_RDREQ 1000, the reads they are a part of; these counts are not of one "
+        f"warning: {p}:2: launch 1 of 'scale_f32' skipped: TCC_EA0_RDREQ_32B 2000 > "
+        f"TCC_EA0_RDREQ 1000, the reads they are a part of; these counts are not of one "
         f"dispatch (counters joined from different runs or passes?): collect them together "
         f"(and 49 more launches like it)",
-        f"warning: {p}:8: launch 2 of 'triad<…>' skipped: TCC_EA_RDREQ_32B 2000 > "
-        f"TCC_EA_RDREQ 1000, the reads they are a part of; these counts are not of one "
+        f"warning: {p}:8: launch 2 of 'triad<…>' skipped: TCC_EA0_RDREQ_32B 2000 > "
+        f"TCC_EA0_RDREQ 1000, the reads they are a part of; these counts are not of one "
         f"dispatch (counters joined from different runs or passes?): collect them together "
         f"(and 49 more launches like it)"]
 

@@ -80,10 +80,11 @@ def _moves(doc) -> list[dict]:
 
 def test_on_link_hand_calculation():
     """One all-reduce of 4 ranks, 10 buckets, 1 s of which 0.06 s latency (10 launches x 6
-    hops x 1 ms), 0.1 s last bucket: on a link of 2 ms a hop and twice the bandwidth the
-    latency is 10 x 6 x 2 ms = 0.12 s, seconds_each 0.94 + 0.12 = 1.06, the last bucket
-    0.1 - 0.006 + 0.012 = 0.106, comm_s 1.06; on the file's own bandwidth (bytes 4.5e11 /
-    bus 4.8787e11 = 0.94 s) it stays as it is."""
+    hops x 1 ms), 0.1 s last bucket: on a link of 2 ms a hop and 9e11 B/s the latency is
+    10 x 6 x 2 ms = 0.12 s, the bandwidth part 4.5e11 / 9e11 = 0.5 s (s36 R: it kept the
+    file's 0.94 s), seconds_each 0.5 + 0.12 = 0.62, the last bucket (0.1 - 0.006) x 0.5 /
+    0.94 + 0.012 = 0.062, comm_s 0.62; on the file's own bandwidth (bytes 4.5e11 / bus
+    4.8787e11 = 0.94 s) it stays as it is."""
     from rooflab.model.kernel import Kernel
     from rooflab.model.train_comm import on_link
 
@@ -95,7 +96,7 @@ def test_on_link_hand_calculation():
     moved = on_link(k, 9e11, 2e-3)
     got = moved.meta["collectives"][0]
     assert got["latency_s_each"] == pytest.approx(0.12)
-    assert got["seconds_each"] == pytest.approx(1.06)
-    assert got["last_bucket_s_each"] == pytest.approx(0.106)
-    assert moved.meta["comm_s"] == pytest.approx(1.06)
+    assert got["seconds_each"] == pytest.approx(0.62)
+    assert got["last_bucket_s_each"] == pytest.approx(0.062)
+    assert moved.meta["comm_s"] == pytest.approx(0.62)
     assert on_link(k, 4.5e11 / 0.94, 2e-3) is k

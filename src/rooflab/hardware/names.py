@@ -226,6 +226,7 @@ class DeviceIndex:
         # 'rtx 4060 16gb' is not the 8 GB RTX 4060); not for CPUs or unified memory (Apple
         # M3 Max), where the catalog's figure is one configuration of many
         self._memory_gb: dict[str, float] = {}
+        self._own: dict[str, frozenset[str]] = {}   # device name -> its labels' words
         for dev in self.devices:
             mine: set[str] = set()
             sizes: set[str] = set()
@@ -238,6 +239,8 @@ class DeviceIndex:
                 mine.update(VARIANTS.intersection(toks))
                 sizes.update(t for t in toks if _SIZE.match(t))
             self._variants[dev.name] = frozenset(mine)
+            self._own[dev.name] = frozenset(t for label in (dev.name, *dev.aliases)
+                                            for t in tokens(label))
             mem = getattr(dev, "memory_bytes", None)
             own_memory = bool(mem) and getattr(dev, "kind", "") in ("gpu", "accelerator") \
                 and not getattr(dev, "unified_memory", False)
@@ -246,6 +249,7 @@ class DeviceIndex:
                 if not sizes:
                     self._memory_gb[dev.name] = mem / 1e9
             self._sizes[dev.name] = frozenset(sizes)
+        self._vocabulary = frozenset().union(*self._own.values())   # every label's words
 
     def _exact(self, text: str) -> Any | None:
         return self._keys.get(key(text))
@@ -292,7 +296,27 @@ class DeviceIndex:
         found = self._lookup(text)
         self._check_gpu_cores(text, found)
         self._check_suffix(text, found)
+        self._check_words(text, found)
         return found
+
+    def _check_words(self, text: str, found: Any) -> None:
+        """HardwareNotFound for a word no catalog or driver name has ('h100 foo': the
+        H100's words are inside it, so it was the H100 SXM, 'foo' dropped; s36 O), in the
+        name before a ':', ',' or '(' (_check_suffix's part; a roof's own notes follow)."""
+        from .name_words import odd_words
+
+        head = re.split(r"[,(:]", text, maxsplit=1)[0]
+        odd = odd_words(tokens(head), self._own[found.name], self._vocabulary)
+        if not odd:
+            return
+        rest = " ".join(t for t in tokens(head) if t not in odd)
+        choices = [found, *also_named(rest, found, self.devices)]
+        many = len(odd) > 1
+        raise HardwareNotFound(
+            f"unknown hardware '{text}': no catalog or driver name has the word"
+            f"{'s' * many} {', '.join(repr(w) for w in odd)}; without {'them' if many else 'it'}"
+            f" the name is {' or '.join(short_name(d.name) for d in choices)}: give one of "
+            f"those, or see `rooflab specs list`")
 
     def _check_suffix(self, text: str, found: Any) -> None:
         """HardwareNotFound for a ':SUFFIX' other than one of a package's dies, and for a

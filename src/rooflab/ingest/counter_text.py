@@ -33,7 +33,9 @@ def counter_text(path: str, text: str | None = None, log: SkipLog | None = None)
                          "writes: is it the right file?", path=path,
                          line=head[:odd[0]].count("\n") + 1)
     cut = last_line_cut(text) if log is not None else None
-    if cut is not None:
+    # a file of this one line is a hand-written or pasted one far more often than output
+    # cut inside its first line; it parses or its error says what is wrong (s36 O)
+    if cut is not None and text[:-len(cut[1])].strip():
         log.add(cut[0], cut_note(cut[1]))
     return text
 

@@ -13,6 +13,7 @@ from .counter_text import counter_text, repeat_note
 from .dram_events import CAS, CHANNELS, DRAM_CHANNEL, READ_WRITE, VOLUMES
 from .flop_events import FP_ARITH, LIKWID_AMD_FLOPS, LIKWID_FP16
 from .likwid_cpu import LikwidCpu
+from .ncu_csv import other_kind
 from .skips import SkipLog
 
 COLLECT = ("collect with `likwid-perfctr -C 0-N -g MEM_DP -m -O -o out.csv ./app` (-m: "
@@ -78,7 +79,7 @@ def read_cpu_tables(path: str, text: str | None = None, log: SkipLog | None = No
         elif tables:
             tables[-1].rows.append((n, cells))
     if not any(t.kind != "info" for t in tables):
-        raise ParseError(_not_csv(lines), path=path, line=1 if lines else None)
+        raise ParseError(_not_csv(lines, path), path=path, line=1 if lines else None)
     tables = [t for t in tables if t.kind != "info"]
     for t in tables:
         _check_rows(t, path)
@@ -113,14 +114,16 @@ def table_name(t: Table) -> str:
         f"Group {t.group} {t.kind.capitalize()}{' STAT' if t.stat else ''} ({t.group_name})"
 
 
-def _not_csv(lines: list[str]) -> str:
+def _not_csv(lines: list[str], path: str) -> str:
     head = "\n".join(lines[:60])
     if "Region Info" in head or re.search(r"^\|\s+(Event|Metric)\s+\|", head, re.M):
         return ("likwid-perfctr's table output (+----+ boxes), not its CSV: re-run with -O "
                 "(`likwid-perfctr ... -O -o out.csv ./app`)")
     if "Performance counter stats" in head or "seconds time elapsed" in head:
         return "perf stat output, not likwid's: read it with `rooflab perf FILE`"
-    return "no likwid-perfctr table (a 'TABLE,Group 1 Raw,...' line) found; " + COLLECT
+    # a kernel list or torch trace is named with its verb (s36 O: the one wrong-kind helper)
+    other = other_kind(path, "\n".join(lines), lines[0] if lines else "")
+    return "no likwid-perfctr table (a 'TABLE,Group 1 Raw,...' line) found; " + (other or COLLECT)
 
 
 def _number(text: str, t: Table, line: int, what: str, path: str) -> float | None:

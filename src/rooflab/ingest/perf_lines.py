@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from ..errors import ParseError
 from ..files_decode import last_line_cut
 from .counter_text import counter_text, repeat_note
+from .ncu_csv import other_kind
 from .perf_numbers import is_number, number
 from .skips import SkipLog
 
@@ -161,8 +162,11 @@ def _settled(counts: Counts, path: str, log: SkipLog, lines: list[str]) -> Count
         if value == "<not supported>" and name not in counts.unsupported:
             counts.unsupported.append(name)
     if not counts.values and not counts.missing and counts.elapsed is None:
+        # another verb's file (a kernel list, a torch trace) is named with its verb, not
+        # told how to collect perf output (s36 O: the one wrong-kind helper)
+        other = other_kind(path, "\n".join(lines), lines[0] if lines else "")
         raise ParseError("no perf stat counter line found (value, [unit,] event); "
-                         + COLLECT, path=path, line=1 if lines else None)
+                         + (other or COLLECT), path=path, line=1 if lines else None)
     return counts
 
 

@@ -39,7 +39,7 @@ from functools import lru_cache
 
 from .aggregate import Launch
 from .ncu_metrics import Counts
-from .rocprof_arch import ARCH_NOTE, mfma_note, read_as, spelled_mi300
+from .rocprof_arch import ARCH_NOTE, ea_spelled, mfma_note, read_as, spelled_mi300
 from .rocprof_dram import dram_bytes
 
 VECTOR = {"F16": "fp16", "F32": "fp32", "F64": "fp64"}
@@ -149,22 +149,28 @@ def _time_words(m: Mapping[str, float]) -> str:
     return f"DurationNs {m.get('DurationNs', math.nan):g}"
 
 
-def _split_problem(num: Mapping[str, float]) -> str:
+def _split_problem(num: Mapping[str, float], mi300: bool | str | None = None) -> str:
     """Why the HBM split counters cannot be of one dispatch ('' when they can): the 32-B
     reads (and MI300's 128-B TCC_BUBBLE reads) are a part of TCC_EA_RDREQ, the 64-B writes
     a part of TCC_EA_WRREQ. More parts than the whole made the formula's other term
-    negative: RDREQ_32B 200 > RDREQ 100 gave 32 x 200 + 64 x (100 - 200) = 6 400 B."""
+    negative: RDREQ_32B 200 > RDREQ 100 gave 32 x 200 + 64 x (100 - 200) = 6 400 B. The
+    counters are named as the GPU the file is read as spells them (mi300: read_as's
+    answer; TCC_EA0_ on MI300, s36 O)."""
     get = num.get
     rd, rd32 = get("TCC_EA_RDREQ"), get("TCC_EA_RDREQ_32B")
     wr, wr64 = get("TCC_EA_WRREQ"), get("TCC_EA_WRREQ_64B")
     big = get("TCC_BUBBLE") or 0.0
+    ea = {n: ea_spelled(n, mi300) for n in ("TCC_EA_RDREQ", "TCC_EA_RDREQ_32B",
+                                             "TCC_EA_WRREQ", "TCC_EA_WRREQ_64B")}
     why = ("; these counts are not of one dispatch (counters joined from different runs "
            "or passes?): collect them together")
     if rd is not None and (rd32 or 0.0) + big > rd:
-        parts = f"TCC_EA_RDREQ_32B {rd32 or 0:g}" + (f" + TCC_BUBBLE {big:g}" if big else "")
-        return f"{parts} > TCC_EA_RDREQ {rd:g}, the reads they are a part of{why}"
+        parts = f"{ea['TCC_EA_RDREQ_32B']} {rd32 or 0:g}" + (f" + TCC_BUBBLE {big:g}"
+                                                              if big else "")
+        return f"{parts} > {ea['TCC_EA_RDREQ']} {rd:g}, the reads they are a part of{why}"
     if wr is not None and wr64 is not None and wr64 > wr:
-        return f"TCC_EA_WRREQ_64B {wr64:g} > TCC_EA_WRREQ {wr:g}, the writes it is a part of{why}"
+        return (f"{ea['TCC_EA_WRREQ_64B']} {wr64:g} > {ea['TCC_EA_WRREQ']} {wr:g}, the "
+                f"writes it is a part of{why}")
     return ""
 
 
@@ -323,7 +329,7 @@ def rocprof_counted(m: Mapping[str, float], mi300: bool | None = None
     if spelled is None and ("L1" in nbytes or num.get("TCP_TCC_READ_REQ")):
         notes.append(ARCH_NOTE)
     seconds = _seconds(m)
-    split = _split_problem(num)
+    split = _split_problem(num, spelled)
     if seconds is None:
         problem = ("no time" + _unrecorded(m) + ": needs BeginNs/EndNs, "
                    "Start_Timestamp/End_Timestamp or DurationNs (rocprof v1: add "

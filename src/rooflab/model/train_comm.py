@@ -116,8 +116,9 @@ def on_link(k: Kernel, bus_bytes_per_s: float, hop_s: float, ranks: int | None =
     `ranks` ranks (None: its meta devices): the hop latency belongs to the link, so each
     launch pays that link's hops (all-reduce 2(n-1), all-gather/reduce-scatter n-1) in
     place of the file's latency_s_each (s36 N: `choose --among MI300X` kept an H100 file's
-    --hop-latency-us 10, 30.4 ms, where `train --on MI300X` counts none). A link of the
-    file's bandwidth on the file's ring is taken as the file's own: k as it is."""
+    --hop-latency-us 10, 30.4 ms, where `train --on MI300X` counts none), and the rest of
+    each one's time, meta comm_s and by_zero at the link's bandwidth (_stages_on). A link
+    of the file's bandwidth on the file's ring is taken as the file's own: k as it is."""
     from .comm_link import ring_hops
 
     meta, listed = k.meta, _collectives(k.meta.get("collectives"))
@@ -130,18 +131,62 @@ def on_link(k: Kernel, bus_bytes_per_s: float, hop_s: float, ranks: int | None =
     if same_ring and math.isclose(sum(k.bytes.values()) / bus_bytes_per_s, whole - lat,
                                   rel_tol=1e-9):
         return k
+    # the bandwidth part at the link's bandwidth, the row's bytes (re-ringed) over it (s36
+    # R: an H100 file --hardware MI300X kept NVLink's 7.33 ms where train says 17.2 ms)
+    bw = sum(k.bytes.values()) / bus_bytes_per_s
+    f = bw / (whole - lat) if whole > lat else 1.0
+    old_sent = _sent(meta)
     out, new_total = [], 0.0
     for raw, c in zip(meta["collectives"], listed, strict=True):
         hops = ring_hops(n) if raw.get("kind") == "all-reduce" else ring_hops(n) // 2
         new = c["launches"] * hops * hop_s if c["seconds_each"] > 0 else 0.0
         per_old, per_new = c["latency_s_each"] / c["launches"], new / c["launches"]
         fields = {"latency_s_each": new,
-                  "seconds_each": c["seconds_each"] - c["latency_s_each"] + new}
+                  "seconds_each": (c["seconds_each"] - c["latency_s_each"]) * f + new}
         if c["last_s_each"]:
-            fields["last_bucket_s_each"] = max(0.0, c["last_s_each"] - per_old) + per_new
+            fields["last_bucket_s_each"] = max(0.0, c["last_s_each"] - per_old) * f + per_new
+        if (sent := _number(raw.get("sent_bytes_each"))) is not None and old_sent > 0:
+            # re-ringed: each one's bytes sent as the row's (choose_train_ranks.row_on)
+            fields["sent_bytes_each"] = sent * sum(k.bytes.values()) / old_sent
         out.append({**raw, **fields})
         new_total += new * c["calls"]
-    return k.with_(meta={**meta, "collectives": out, "comm_s": whole - lat + new_total})
+    new_meta = {**meta, "collectives": out, "comm_s": bw + new_total}
+    if isinstance(meta.get("by_zero"), Mapping):
+        new_meta["by_zero"] = _stages_on(meta, sum(k.bytes.values()), bus_bytes_per_s,
+                                         (lat, new_total), new_meta["comm_s"])
+    return k.with_(meta=new_meta)
+
+
+def _stages_on(meta: Mapping, sent: float, bus: float, lats: tuple[float, float],
+               comm_s: float) -> Mapping:
+    """Meta by_zero (each ZeRO stage's bytes and comm_s) on_link's link: each stage's
+    bytes x the re-ring's `sent` / the file's, at `bus` B/s, plus its hop latency (what
+    its comm_s was past its bytes' time at the file's bandwidth) x new / old of the row's
+    (`lats`), the row's new one where the file had none; the row's own stage: `sent` and
+    `comm_s`, exactly. As it is where a stage is not {bytes, comm_s > 0}."""
+    stages, whole = meta["by_zero"], _number(meta.get("comm_s")) or 0.0
+    old_sent = _sent(meta)
+    ok = all(isinstance(v, Mapping) and (_number(v.get("bytes")) or 0) > 0
+             and (_number(v.get("comm_s")) or 0) > 0 for v in stages.values())
+    if not ok or old_sent <= 0 or whole <= lats[0]:
+        return stages
+    old_bw, ring = old_sent / (whole - lats[0]), sent / old_sent
+    out = {}
+    for key, v in stages.items():
+        b, t = float(v["bytes"]), float(v["comm_s"])
+        hops = max(0.0, t - b / old_bw)
+        hops = hops * lats[1] / lats[0] if lats[0] > 0 else lats[1]
+        out[key] = {**v, "bytes": b * ring, "comm_s": b * ring / bus + hops}
+    now = str(meta.get("zero"))
+    if now in out:
+        out[now] = {**out[now], "bytes": sent, "comm_s": comm_s}
+    return out
+
+
+def _sent(meta: Mapping) -> float:
+    """The bytes a row's collectives send in all (sent_bytes_each x calls)."""
+    return sum((_number(c.get("sent_bytes_each")) or 0.0) * (_number(c.get("calls")) or 0.0)
+               for c in meta.get("collectives", ()) if isinstance(c, Mapping))
 
 
 def _retimed(seconds: float, latency: float, scale: float) -> float:

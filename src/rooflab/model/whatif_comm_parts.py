@@ -27,7 +27,7 @@ from collections.abc import Mapping
 
 from ..units import dtype_bytes
 from .kernel import Kernel
-from .whatif_grads import HELD, follows_math, is_held, storage_bytes
+from .whatif_grads import HELD, follows_math, is_held, storage_bytes, whole
 
 # what `whatif --precision` says of a train file's communication rows (module docstring)
 COMM_WORDS = ("; a gradient collective (train --dp) moves gradients of at least 2 B a "
@@ -91,7 +91,7 @@ def comm_parts_in_precision(k: Kernel, size: float, held: bool,
     if _pos(k.meta.get("comm_s")):
         meta["comm_s"] = sum(_num(c.get("seconds_each")) * float(c["calls"]) for c in new_list)
     if grads is not None and "grad_bytes" in k.meta:
-        meta["grad_bytes"] = grads
+        meta["grad_bytes"] = whole(grads)
         # the row's gradients, held or following the math, read so by a whatif of this
         # file's output (s36 Q: a bf16 row's fp32 gradients read as held there)
         meta.update({HELD: True} if held else {})

@@ -12,7 +12,14 @@ from .ceiling import Roof
 from .choose import split_whole_steps, with_launches_s
 from .kernel import Kernel
 from .retime import WhatIf
-from .whatif_comm import COMM_COUNTED, Exposures, comm_exposures, exposure_fields, step_part
+from .whatif_comm import (
+    COMM_COUNTED,
+    Exposures,
+    after_exposed,
+    comm_exposures,
+    exposure_fields,
+    step_part,
+)
 from .whatif_document import document_base, move_rows
 
 # (work floor, with launches) of one kernel; (None, None) where the roof has none of its levels
@@ -162,7 +169,8 @@ def describe(w: WhatIf, streamed: bool = False) -> Mapping[str, object]:
 
     exposures = comm_exposures(w)
     rows = Streamed(lambda: _rows(w, exposures)) if streamed else list(_rows(w, exposures))
-    out = document_base(w, rows, analysis_to_dict(w.after, streamed=streamed))
+    out = document_base(w, rows, analysis_to_dict(after_exposed(w, exposures),
+                                                  streamed=streamed))
     t = total_floors(w)
     (wb, wa), (lb, la) = t["work"], t["with_launches"]
     if exposures:   # what the totals count of a train --dp step's communication row

@@ -58,7 +58,7 @@ def grads_kept(old: Kernel, new: Kernel, size: float) -> Kernel:
     extra = {GRAD_PART: part * to / grad} if GRAD_PART in old.meta else {}
     # the width and whether it is held said even where the bytes came out right (fp32 ->
     # 4 B): a whatif of this one read the old grad_bytes against the new dtype (s36 Q)
-    meta = {**new.meta, "bytes_split": {**split, "weights": want}, "grad_bytes": to,
+    meta = {**new.meta, "bytes_split": {**split, "weights": want}, "grad_bytes": whole(to),
             **extra, **({HELD: True} if held else {})}
     if total <= 0:
         return new
@@ -116,6 +116,12 @@ def storage_bytes(k: Kernel) -> float | None:
 # Gradients not held apart follow the math but stay at least 2 B a value: fp8 and fp4
 # recipes write bf16 weight gradients (Transformer Engine) and reduce them in that dtype
 MIN_GRAD_BYTES = 2.0
+
+
+def whole(width: float) -> float | int:
+    """A width in bytes as train writes meta grad_bytes: an int where whole (4, not 4.0:
+    s36 R, a script comparing a whatif's file with train's saw the type differ)."""
+    return int(width) if float(width).is_integer() else width
 
 
 def follows_math(size: float) -> float:

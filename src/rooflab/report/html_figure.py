@@ -104,7 +104,7 @@ def _drawn(analysis: Analysis, display: RooflineDisplay) -> dict:
             if 0 <= d.kernel_index < len(of)}
 
 
-def _points_trace(go, pts: Sequence[Point], level: str, measured: bool,
+def _points_trace(pts: Sequence[Point], level: str, measured: bool,
                   names: dict[Key, str], analysis: Analysis, at: At,
                   sizes: dict[Key, float] | None = None, colors: dict[Key, str] | None = None,
                   short: dict[str, str] | None = None):
@@ -115,13 +115,17 @@ def _points_trace(go, pts: Sequence[Point], level: str, measured: bool,
     the PNG draws it in points (area proportional to the time share); default 11 each.
     colors: each marker's colour, the display's DrawnPoint.color: the side of its ridge, as
     the PNG colours it (review 18c F3: every kernel was DRAM-blue, compute-bound GEMMs
-    included); the level stays in the symbol. Default: the level's colour."""
+    included); the level stays in the symbol. Default: the level's colour. The trace's
+    properties, not a go.Scatter: Figure.add_trace builds (and checks) a trace from them
+    once, where from a go.Scatter it rebuilds and checks it again from its properties
+    (0.2 s of a 20 000-kernel page, every list walked twice; benchmarks/RESULTS.md
+    session 36 helper P)."""
     symbol = LEVEL_SYMBOLS.get(LEVEL_MARKERS.get(level, "o"), "circle")
     keys = [_key(p) for p in pts]
     size = [sizes[k] for k in keys] if sizes else 11
     color = [colors[k] for k in keys] if colors else level_color(level)
-    return go.Scatter(
-        x=[at[k][0] for k in keys], y=[at[k][1] for k in keys],
+    return dict(
+        type="scatter", x=[at[k][0] for k in keys], y=[at[k][1] for k in keys],
         mode="markers+text", name=plotly_text(f"kernels @ {level}" if measured else
                                               f"predicted @ {level} (no measured time)"),
         legendgroup=_group(level, measured),   # with its side glyphs (html_marks)
@@ -245,7 +249,7 @@ def _add_point_traces(fig, go, display: RooflineDisplay, analysis: Analysis,
     for pts, measured in ((drawn, True), (predicted, False)):
         for level in dict.fromkeys(p.level for p in pts):
             mine = [p for p in pts if p.level == level]
-            fig.add_trace(_points_trace(go, mine, level, measured, names, analysis, at,
+            fig.add_trace(_points_trace(mine, level, measured, names, analysis, at,
                                         sizes, colors, short))
             keys = [_key(p) for p in mine]
             glyphs = side_glyph_trace(
@@ -270,7 +274,7 @@ def _add_marks(fig, go, display: RooflineDisplay, analysis: Analysis, drawn: lis
     size_words = size_legend(display) if drawn else ""   # the PNG legend's words
     if size_words:
         fig.add_trace(size_legend_trace(go, size_words))
-    for t in cap_traces(go, caps, axes, analysis.roof):
+    for t in cap_traces(caps, axes, analysis.roof):
         fig.add_trace(t)
 
 

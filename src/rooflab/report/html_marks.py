@@ -230,9 +230,10 @@ def cap_box(cap: LaunchCap, axes: Axes):
     return (x0 - 0.5, y - CAP_TICK_PX - 0.5, x1 + 0.5, y + 1.0)
 
 
-def cap_traces(go, caps: Sequence[LaunchCap], axes: Axes, roof: Roof) -> list:
-    """One trace per launch cap, one legend entry for all (clicking it toggles them);
-    hover gives the numbers: 'launch cap 100 GFLOP/s = 1 MFLOP / (10 calls × 1 us)'."""
+def cap_traces(caps: Sequence[LaunchCap], axes: Axes, roof: Roof) -> list[dict]:
+    """One trace (its properties) per launch cap, one legend entry for all (clicking it
+    toggles them); hover gives the numbers: 'launch cap 100 GFLOP/s = 1 MFLOP / (10
+    calls × 1 us)'."""
     why = f" ({html.escape(roof.overhead_source)})" if roof.overhead_source else ""
     traces = []
     for i, c in enumerate(caps):
@@ -241,8 +242,10 @@ def cap_traces(go, caps: Sequence[LaunchCap], axes: Axes, roof: Roof) -> list:
                 f"{c.calls} launch(es) take at least {fmt_seconds(c.calls * c.overhead_s)}"
                 f" (launch floor {fmt_seconds(c.overhead_s)} per call{why}), whatever the AI;"
                 f"<br>drawn where the cap is at most {CAP_SHOWN:g}x the roof at this AI")
-        traces.append(go.Scatter(
-            x=xs, y=ys, mode="lines", name=CAP_LEGEND, legendgroup="launch-cap",
+        # the trace's properties: Figure.add_trace checks them once (a go.Scatter is
+        # checked again there: html_figure._points_trace)
+        traces.append(dict(
+            type="scatter", x=xs, y=ys, mode="lines", name=CAP_LEGEND, legendgroup="launch-cap",
             showlegend=i == 0, line={"color": c.color, "width": 1.6},
             hovertext=text, hoverinfo="text"))
     return traces

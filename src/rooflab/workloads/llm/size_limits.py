@@ -7,16 +7,19 @@ the numbers mean something (s36 J).
 'embedding': bytes[DRAM] 3.36e37 ... is the unit right?", and `--seq 1e30` as "tokens is
 1e+30", neither naming the option. The bounds, each far past what is built or trained:
   * devices (--dp x --tp, in packages as given): at most 2**20 = 1,048,576; Llama 3 405B
-    trained on up to 16,384 H100s (Llama Team 2024, The Llama 3 Herd of Models).
+    trained on up to 16,384 H100s (Llama Team 2024, The Llama 3 Herd of Models, Table 4).
   * --seq: at most 2**24 = 16,777,216 tokens, past the longest released context windows
-    (10M tokens); a step's attention then stays inside the FLOP a kernel file takes.
+    (Llama 4 Scout's 10M tokens, Meta 2025); a step's attention then stays inside the
+    FLOP a kernel file takes.
   * tokens per optimizer step (--dp x --batch x --seq x --accumulate): at most 1e13, less
-    than a whole pretraining corpus (Llama 3's: 15.6T tokens) in one step;
-    global batches in practice are 4M-60M tokens.
+    than a whole pretraining corpus (Llama 3 405B's: 15.6T tokens) in one step;
+    global batches in practice are 4M-60M tokens (Llama 3 405B's grew 4M -> 8M -> 16M;
+    DeepSeek-V3's 15,360 sequences of 4,096 are 63M).
   * `rooflab llm`: --prompt, --context and --generate at most 2**24 tokens each (as --seq),
-    --batch at most 2**20 = 1,048,576 sequences on a device (vLLM's max_num_seqs default
-    is 256). `--batch 1e30` said "tokens is 1e+30", `--prompt 1e30` "kernel 'attention':
-    flop[fp16] 5.2e+35 is outside the range ... is the unit right?".
+    --batch at most 2**20 = 1,048,576 sequences on a device (vLLM's default max_num_seqs
+    is 256, 1024 on a GPU of 70 GiB or more other than the A100: vllm/engine/arg_utils.py,
+    EngineArgs.get_batch_defaults). `--batch 1e30` said "tokens is 1e+30", `--prompt 1e30`
+    "kernel 'attention': flop[fp16] 5.2e+35 is outside the range ... is the unit right?".
 """
 
 from __future__ import annotations
@@ -73,8 +76,9 @@ def check_request(batches, lengths: dict[str, tuple[int, ...]]) -> None:
     for b in batches:
         if b > MAX_BATCH:
             raise InputError(f"--batch {b} sequences on a device is past the range rooflab "
-                             f"takes, 1 to {MAX_BATCH:,} (2**20; vLLM's max_num_seqs "
-                             f"default is 256): give a smaller --batch")
+                             f"takes, 1 to {MAX_BATCH:,} (2**20; vLLM's default "
+                             f"max_num_seqs is 256, 1024 on an H100 or MI300X): give a "
+                             f"smaller --batch")
     for option, values in lengths.items():
         for v in values:
             if v > MAX_SEQ:
