@@ -272,7 +272,8 @@ def test_desktop_and_laptop_rtx_4060_are_different_roofs():
     "NVIDIA GeForce RTX 4060 Ti",        # 34 SMs, not the RTX 4060's 24
     "NVIDIA GeForce RTX 4060 Max-Q",     # a laptop part, not the desktop card
     "Tesla V100-PCIE-16GB",              # 14 TFLOP/s fp32, not the SXM2's 15.7
-    "NVIDIA H200 NVL",                   # 600 W PCIe card, not the SXM
+    "NVIDIA H800 NVL",                   # a PCIe card the catalog lacks, not the H800 SXM
+                                         # (the H200 NVL is an entry since s36 V)
     "NVIDIA GeForce RTX 4090 D",         # 114 SMs, not 128
     "NVIDIA GeForce RTX 3090 Ti",
     "Apple M4 Ultra",                    # no such chip: not the M4, nor the M3 Ultra

@@ -48,7 +48,8 @@ SMS = {
     "NVIDIA GeForce RTX 4060": 24, "NVIDIA GeForce RTX 4060 Laptop GPU": 24,
     "NVIDIA GeForce RTX 5090": 170, "NVIDIA RTX 6000 Ada": 142, "NVIDIA H100 PCIe": 114,
     "NVIDIA H100 SXM": 132, "NVIDIA H100 NVL": 132, "NVIDIA H800 SXM": 132,
-    "NVIDIA H200 SXM": 132, "NVIDIA H20": 78, GH96: 132, GH144: 132, "NVIDIA B200": 148,
+    "NVIDIA H200 SXM": 132, "NVIDIA H200 NVL": 132, "NVIDIA H20": 78, GH96: 132, GH144: 132,
+    "NVIDIA B200": 148,
 }
 # FP32 lanes per SM by compute capability (CUDA C++ Programming Guide throughput table).
 FP32_PER_SM = {"7.0": 64, "7.5": 64, "8.0": 64, "8.6": 128, "8.9": 128, "9.0": 128,

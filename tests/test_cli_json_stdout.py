@@ -39,11 +39,11 @@ def _run(args: list[str], **env: str) -> subprocess.CompletedProcess:
     # a failed launch's file is skipped with a warning, named in the JSON's `skipped`
     (["ncu", "{output1.csv}", "{output8.csv}", "--json"], "(file skipped)"),
     # plot warns about the compute capability and the ceilings it leaves out
-    (["plot", "{output1.csv}", "--on", "H200", "--json"], "compute capability 8.9"),
+    (["plot", "{output1.csv}", "--on", "H200 SXM", "--json"], "compute capability 8.9"),
     (["report", "{output1.ncu-rep}", "--json"], None),
-    (["whatif", "{output1.csv}", "--on", "H200", "--precision", "fp32", "--json"], None),
+    (["whatif", "{output1.csv}", "--on", "H200 SXM", "--precision", "fp32", "--json"], None),
     (["ai", "matmul", "256", "256", "256", "--on", "T4", "--json"], None),
-    (["specs", "show", "H200", "--json"], None),
+    (["specs", "show", "H200 SXM", "--json"], None),
 ])
 def test_json_stdout_is_one_document_and_warnings_go_to_stderr(capsys, args, warns, tmp_path,
                                                                monkeypatch):

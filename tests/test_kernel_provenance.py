@@ -183,9 +183,13 @@ def test_a_matmul_moved_to_fp16_runs_on_tensor_units_an_elementwise_one_does_not
     assert units == {"gemm": "tensor", "add": "vector"}
 
 
-def test_a_tensor_matmul_moved_where_the_roof_has_no_tensor_units_drops_the_unit():
+def test_a_tensor_matmul_moved_where_the_roof_has_no_tensor_units_is_noted_as_train_does():
+    # s36 T: the unit stays "tensor" (train and llm write their GEMMs so in every dtype), and
+    # the roof stands fp32 vector (1 TFLOP/s) in for the missing fp32 tensor ceiling, saying
+    # so, as `train --dtype fp32` does; it had dropped the unit and the note
     mm = Kernel("gemm", {"fp16": 2e9}, {"DRAM": 6e6}, unit="tensor", meta={"op": "matmul"})
     new = change_precision(ROOF, [mm], "fp32").moves[0][1]
-    assert new.unit is None
+    assert new.unit == "tensor"
     (point,) = change_precision(ROOF, [mm], "fp32").after.primary()
-    assert point.unit == "vector" and not point.note
+    assert point.unit == "vector"
+    assert point.note == "roof 'G' has no fp32 tensor ceiling; using fp32 vector"

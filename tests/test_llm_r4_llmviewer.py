@@ -72,7 +72,7 @@ def test_name_note_says_which_card_a_family_name_is():
                                      "SXM; name one to choose)")
     assert "Jetson Orin NX 8GB" in name_note("jetson-orin-nx")
     # a name that says which, one entry of its kind, a file, an unknown name: nothing
-    for spec in ("A100 40GB PCIe", "NVIDIA A100 80GB SXM", "A100-SXM4-80GB", "H200", "T4",
+    for spec in ("A100 40GB PCIe", "NVIDIA A100 80GB SXM", "A100-SXM4-80GB", "H200 SXM", "T4",
                  "RTX 4060", "me.json", "me.json@1t", "no-such-gpu", ""):
         assert name_note(spec) == "", spec
 

@@ -48,10 +48,10 @@ def test_ops_refuse_sizes_past_int64_and_take_the_largest():
 # --- F10: the wrong-device warning and the clock note were inside `roof_source`
 def test_ncu_json_roof_source_is_the_roof_line_alone(fixtures_dir, capsys):
     csv = fixtures_dir / "ncu" / "nersc-gpp" / "output1.csv"
-    assert main(["ncu", str(csv), "--on", "H200", "--json"]) == 0
+    assert main(["ncu", str(csv), "--on", "H200 SXM", "--json"]) == 0
     got = capsys.readouterr()
     doc = json.loads(got.out)
-    assert doc["roof_source"] == "roof: NVIDIA H200 SXM (nominal), from --on H200"
+    assert doc["roof_source"] == "roof: NVIDIA H200 SXM (nominal), from --on H200 SXM"
     warning = ("warning: the kernels were profiled on a compute capability 8.9 GPU, but "
                "NVIDIA H200 SXM is 9.0 — its ceilings may not apply")
     # the file's clock 1.62 GHz is not the H200's (another GPU): no clock note (s33 C)

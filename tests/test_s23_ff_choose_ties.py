@@ -28,11 +28,12 @@ def test_tied_devices_share_a_rank_in_the_json(capsys):
     by = {d["name"]: d for d in devices}
     h100, h800 = by["NVIDIA H100 SXM"], by["NVIDIA H800 SXM"]
     assert h100["ranked_s"] == h800["ranked_s"] == 0.0009150167789042258
-    # 15, not 10: the MI355X, MI350X, MI300A (review s28 R4 F12), B300 (s31) and GB300
-    # (s31 hh: 8 TB/s as the GB200, tied with it at #2) rank above
-    assert h100["rank"] == h800["rank"] == 15
+    # 16, not 10: the MI355X, MI350X, MI300A (review s28 R4 F12), B300 (s31), GB300
+    # (s31 hh: 8 TB/s as the GB200, tied with it at #2) and the H200 NVL (s36: 4.8 TB/s
+    # against the H100's 3.35) rank above
+    assert h100["rank"] == h800["rank"] == 16
     after = devices[devices.index(h800) + 1]
-    assert after["rank"] == 17 and after["ranked_s"] > h800["ranked_s"]
+    assert after["rank"] == 18 and after["ranked_s"] > h800["ranked_s"]
     # the rule everywhere: one place per distinct (viable, ranked_s, work floor), and the
     # next place skips as many as tied
     for i, d in enumerate(devices):

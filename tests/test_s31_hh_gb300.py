@@ -44,8 +44,8 @@ def test_b300_and_gb200_names_are_unchanged():
     assert match_device_name("NVIDIA B300 SXM6 AC").name == "NVIDIA B300"
 
 
-def test_the_catalog_holds_89_devices():
-    assert len(all_devices()) == 89
+def test_the_catalog_holds_90_devices():
+    assert len(all_devices()) == 90   # + the H200 NVL (s36 V)
 
 
 def test_dense_peaks_are_the_rack_table_over_72():

@@ -44,7 +44,12 @@ def file_kind(path: str) -> str:
         return "rocprof"   # rocprofv3's rocpd database: its reader says to export CSV
     # told by what a gzip stream holds (a gzipped ncu CSV was sent to the torch reader:
     # review s21 r5 F1) and by UTF-16 text as by UTF-8 (PowerShell's `>`: F4)
-    text = sniff_text(head)
+    return text_kind(sniff_text(head))
+
+
+def text_kind(text: str) -> str:
+    """file_kind's answer for a file's decoded first bytes (SNIFF of them): the one rule,
+    which a reader already holding the text asks too (ncu_csv.other_kind)."""
     if text.lstrip()[:1] in ("{", "["):
         if text.lstrip()[:1] == "{" and _PERF_JSON_KEY.search(text):
             return "perf"   # `perf stat -j`: one JSON object a line, not one document

@@ -47,3 +47,22 @@ def odd_words(head_tokens: tuple[str, ...], own: frozenset[str],
     """The words of a typed name that are neither the found entry's (`own`) nor known."""
     return list(dict.fromkeys(t for t in head_tokens
                               if t not in own and not known_word(t, vocabulary)))
+
+
+def core_not_product(text: str, devices) -> str | None:
+    """The error for a typed core name ('Neoverse-V2', what lscpu prints as the model name
+    on Arm): the catalog entries built on that core, or None when no entry has it as its
+    microarch. Never one of them picked: NVIDIA Grace and AWS Graviton4 are both Neoverse
+    V2, with other clocks, core counts and memory, so the core names no roof (s36 V)."""
+    def flat(s: str) -> str:
+        return re.sub(r"[^a-z0-9]", "", s.lower())
+
+    typed = flat(text)
+    hits = [d.name for d in devices
+            if typed and any(flat(str(d.inputs.get(k, ""))) == typed
+                             for k in ("microarch", "e_microarch"))]
+    if not hits:
+        return None
+    return (f"'{text}' is a CPU core (lscpu prints it as the model name on Arm), not a "
+            f"product; the catalog has it in {', '.join(hits)}: give the product's name "
+            "(e.g. 'Grace' on NVIDIA Grace), or `rooflab probe` to measure this machine")

@@ -393,7 +393,9 @@ class DeviceIndex:
         if asked and bare is not None and self._has_size(bare, asked):
             return bare
         self._no_such_size(text, q)
-        raise HardwareNotFound(f"unknown hardware '{text}'; {self.suggest(text)}")
+        from .name_words import core_not_product
+        raise HardwareNotFound(core_not_product(text, self.devices)
+                               or f"unknown hardware '{text}'; {self.suggest(text)}")
 
     def _no_such_size(self, text: str, q: frozenset[str]) -> None:
         """HardwareNotFound listing the sizes there are, when the name less its memory size

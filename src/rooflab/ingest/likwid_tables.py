@@ -122,7 +122,7 @@ def _not_csv(lines: list[str], path: str) -> str:
     if "Performance counter stats" in head or "seconds time elapsed" in head:
         return "perf stat output, not likwid's: read it with `rooflab perf FILE`"
     # a kernel list or torch trace is named with its verb (s36 O: the one wrong-kind helper)
-    other = other_kind(path, "\n".join(lines), lines[0] if lines else "")
+    other = other_kind(path, "\n".join(lines), lines[0] if lines else "", own="likwid")
     return "no likwid-perfctr table (a 'TABLE,Group 1 Raw,...' line) found; " + (other or COLLECT)
 
 

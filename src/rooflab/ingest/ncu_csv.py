@@ -166,16 +166,18 @@ def _no_header(path: str, text: str | None, first: str, errors: list[str], lines
                       f"{HOW_TO}", path=path)
 
 
-def other_kind(path: str, text: str | None, first: str) -> str:
+def other_kind(path: str, text: str | None, first: str, own: str = "") -> str:
     """What a trace or JSON file given as an ncu (or rocprof) CSV is, and the verb that reads
     it ('' for anything else). Only on the error path: file_kind sniffs the file's first
-    bytes. `first`: the file's first line."""
+    bytes, text_kind the text a reader holds (perf stat -x, lines given to likwid named
+    `rooflab perf`: s36 T). `first`: the file's first line; `own`: the asking verb, never
+    named as the one to use."""
+    from ..files_decode import SNIFF
+    from ..files_kind import text_kind
     from .profile_files import file_kind
 
-    if text is not None:
-        kind = "torch" if '"traceEvents"' in text[:65536] else ""
-    else:
-        kind = file_kind(path)
+    kind = text_kind(text[:SNIFF]) if text is not None else file_kind(path)
+    kind = "" if kind == own else kind
     if kind == "torch":
         return "it is a PyTorch profiler trace; read it with `rooflab torch FILE`"
     if kind in ("likwid", "perf"):

@@ -164,7 +164,7 @@ def _settled(counts: Counts, path: str, log: SkipLog, lines: list[str]) -> Count
     if not counts.values and not counts.missing and counts.elapsed is None:
         # another verb's file (a kernel list, a torch trace) is named with its verb, not
         # told how to collect perf output (s36 O: the one wrong-kind helper)
-        other = other_kind(path, "\n".join(lines), lines[0] if lines else "")
+        other = other_kind(path, "\n".join(lines), lines[0] if lines else "", own="perf")
         raise ParseError("no perf stat counter line found (value, [unit,] event); "
                          + (other or COLLECT), path=path, line=1 if lines else None)
     return counts

@@ -376,17 +376,17 @@ def _element_bytes(k: Kernel, dtype: str, precision: str) -> float:
 def _unit_in(k: Kernel, tensor: bool, kind: str | None = None) -> str | None:
     """The unit of a kernel moved to a precision the roof has (`tensor`) or lacks tensor
     units for. Only matrix kernels (opkind.is_matrix, or already on tensor units) move;
-    a tensor kernel without a tensor ceiling in the new precision is left to the roof's
-    best ceiling (None) rather than held to a tensor ceiling it has not got."""
+    a tensor kernel without a tensor ceiling in the new precision keeps unit "tensor", as
+    train's and llm's kernels of that dtype do, so Roof.compute_for stands in for it and
+    notes it (sanity's precision_fallback): whatif --precision fp32 of a bf16 train file
+    reads as train --dtype fp32 does (s36 T: it had dropped the unit, and the note)."""
     # the kind report reads: meta's op, else the name's ('ampere_fp16_s16816gemm_...' has
     # no op and is a GEMM all the same); `kind` where the caller has it already
     kind = kernel_kind(k)[0] if kind is None else kind
     matrix = k.unit == "tensor" or is_matrix(kind)
     if not matrix:
         return k.unit
-    if tensor:
-        return "tensor"
-    return None if k.unit == "tensor" else k.unit
+    return "tensor" if tensor else k.unit
 
 
 def _number(v: object) -> bool:
