@@ -8,26 +8,19 @@ import math
 import random
 
 import pytest
+from benchmark_script import load_benchmark
 
 from rooflab.report import boxes as box_ops
 from rooflab.report.html_ceiling_names import Flat, place_ceiling_names
 from rooflab.report.html_labels import Axes, Candidate, marker_box, place_names
 from rooflab.report.html_slope_names import Slope, place_slope_names
 
-
-class _EveryBox:
-    """The brute-force reference: a 'grid' whose every query answers with every box, so
-    each name is tested against every box, as before session 36 (with the slopes' names
-    tested one box at a time: _conflicts_all_pairs)."""
-
-    def __init__(self, boxes) -> None:
-        self.boxes = tuple(boxes)
-
-    def near(self, box) -> range:
-        return range(len(self.boxes))
-
-    def nearby(self, box) -> tuple:
-        return self.boxes
+# The brute-force reference is the benchmark's own (benchmarks/report_chart_speed.py): a
+# "grid" whose every query answers with every box, and the slopes' names tested one box at
+# a time (_conflicts_all_pairs), as before session 36; one copy for both.
+_REFERENCE = load_benchmark("report_chart_speed")
+_EveryBox = _REFERENCE._EveryBox
+_conflicts_all_pairs = _REFERENCE._conflicts_all_pairs
 
 
 @contextlib.contextmanager
@@ -41,25 +34,6 @@ def _all_pairs(monkeypatch):
             m.setattr(mod, "box_grid", _EveryBox)
         m.setattr(hs, "_conflicts", _conflicts_all_pairs)
         yield
-
-def _conflicts_all_pairs(poly, center, angle, w, h, axes, obstacles, segments, placed) -> int:
-    """html_slope_names._conflicts before session 36: the turned name against each box
-    across its upright bounds, one polygons_overlap call each, of all the boxes."""
-    from rooflab.report import boxes
-    from rooflab.report.html_label_model import LINE_MARGIN_PX, union
-
-    n = 0 if all(-0.5 <= x <= axes.size[0] + 0.5 and -0.5 <= y <= axes.size[1] + 0.5
-                 for x, y in poly) else 100
-    reach = union((x, y, x, y) for x, y in poly)
-    n += sum(boxes.polygons_overlap(poly, boxes.corners(b), 0.5) for b in obstacles.boxes
-             if boxes.overlaps(b, reach))
-    n += sum(boxes.polygons_overlap(poly, other, 0.5) for other in placed)
-    m = LINE_MARGIN_PX
-    frame = (-w / 2 - m, -h / 2 - m, w / 2 + m, h / 2 + m)
-    n += sum(boxes.hits(boxes.local(a, center, angle), boxes.local(b, center, angle), frame)
-             for a, b in segments)
-    return n
-
 
 
 def _layout(rng: random.Random):

@@ -33,13 +33,15 @@ DRIVER_WORDS = frozenset("""mig hbm sff lovelace engineering reference sample mo
     ampere volta turing pascal kepler maxwell cdna rdna aldebaran arcturus vanjaram xtx
     measured nominal derived datasheet""".split())
 
-_DIE = re.compile(r"^(die|gcd)s?\d*$")
+# a word for one die of a package: 'die', 'gcd' (AMD's Graphics Compute Die), or one by
+# its index ('die1', 'gcd0'): model/dies.py's package of several devices to software
+DIE_WORD = re.compile(r"^(die|gcd)s?(\d+)?$")
 
 
 def known_word(word: str, vocabulary: frozenset[str]) -> bool:
     """Whether `word` (a names.tokens token) is one a real device name may carry."""
     return (any(ch.isdigit() for ch in word) or len(word) <= 2 or word in vocabulary
-            or word in DRIVER_WORDS or bool(_DIE.match(word)))
+            or word in DRIVER_WORDS or bool(DIE_WORD.match(word)))
 
 
 def odd_words(head_tokens: tuple[str, ...], own: frozenset[str],

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import HardwareNotFound
+from .name_words import DIE_WORD
 
 # 'superchip' is kept: the 'Grace CPU Superchip' is two Grace CPUs (the 144-core entry), not
 # the one-socket 'NVIDIA Grace CPU' a dropped word left it as; a GH200 'Grace Hopper
@@ -190,9 +191,6 @@ def choice_note(text: str, found: Any, devices: Sequence[Any]) -> str:
             f"; name one to choose)")
 
 
-# a word for one die of a package: 'die', 'gcd' (AMD's Graphics Compute Die), or one by
-# its index ('die1', 'gcd0'): model/dies.py's package of several devices to software
-_DIE_WORD = re.compile(r"^(die|gcd)s?(\d+)?$")
 
 
 def _die_count(found: Any) -> int:
@@ -329,7 +327,7 @@ class DeviceIndex:
         name, colon, suffix = head.partition(":")
         dies = _die_count(found)
         short = short_name(found.name)
-        for m in (_DIE_WORD.match(t) for t in tokens(head)):
+        for m in (DIE_WORD.match(t) for t in tokens(head)):
             if m and m[2] is not None and not (dies > 1 and int(m[2]) < dies):
                 raise HardwareNotFound(
                     f"unknown hardware '{text}': {found.name} is " + (
@@ -337,7 +335,7 @@ class DeviceIndex:
                         f"give one, or '{short}' alone (the kernel verbs, choose and train "
                         f"judge one die)" if dies > 1
                         else f"one device, no dies to pick: give '{short}'"))
-        if not colon or all(_DIE_WORD.match(t) for t in tokens(suffix)):
+        if not colon or all(DIE_WORD.match(t) for t in tokens(suffix)):
             return
         choices = [found, *also_named(name, found, self.devices)]
         raise HardwareNotFound(

@@ -127,13 +127,13 @@ def on_link(k: Kernel, bus_bytes_per_s: float, hop_s: float, ranks: int | None =
     if listed is None or not whole or bus_bytes_per_s <= 0:
         return k
     lat = sum(c["latency_s_each"] * c["calls"] for c in listed)
-    same_ring = ranks is None or ranks == _number(meta.get("devices"))
-    if same_ring and math.isclose(sum(k.bytes.values()) / bus_bytes_per_s, whole - lat,
-                                  rel_tol=1e-9):
-        return k
+    row_bytes = sum(k.bytes.values())
     # the bandwidth part at the link's bandwidth, the row's bytes (re-ringed) over it (s36
     # R: an H100 file --hardware MI300X kept NVLink's 7.33 ms where train says 17.2 ms)
-    bw = sum(k.bytes.values()) / bus_bytes_per_s
+    bw = row_bytes / bus_bytes_per_s
+    same_ring = ranks is None or ranks == _number(meta.get("devices"))
+    if same_ring and math.isclose(bw, whole - lat, rel_tol=1e-9):
+        return k
     f = bw / (whole - lat) if whole > lat else 1.0
     old_sent = _sent(meta)
     out, new_total = [], 0.0
@@ -147,12 +147,12 @@ def on_link(k: Kernel, bus_bytes_per_s: float, hop_s: float, ranks: int | None =
             fields["last_bucket_s_each"] = max(0.0, c["last_s_each"] - per_old) * f + per_new
         if (sent := _number(raw.get("sent_bytes_each"))) is not None and old_sent > 0:
             # re-ringed: each one's bytes sent as the row's (choose_train_ranks.row_on)
-            fields["sent_bytes_each"] = sent * sum(k.bytes.values()) / old_sent
+            fields["sent_bytes_each"] = sent * row_bytes / old_sent
         out.append({**raw, **fields})
         new_total += new * c["calls"]
     new_meta = {**meta, "collectives": out, "comm_s": bw + new_total}
     if isinstance(meta.get("by_zero"), Mapping):
-        new_meta["by_zero"] = _stages_on(meta, sum(k.bytes.values()), bus_bytes_per_s,
+        new_meta["by_zero"] = _stages_on(meta, row_bytes, bus_bytes_per_s,
                                          (lat, new_total), new_meta["comm_s"])
     return k.with_(meta=new_meta)
 
@@ -166,20 +166,38 @@ def _stages_on(meta: Mapping, sent: float, bus: float, lats: tuple[float, float]
     `comm_s`, exactly. As it is where a stage is not {bytes, comm_s > 0}."""
     stages, whole = meta["by_zero"], _number(meta.get("comm_s")) or 0.0
     old_sent = _sent(meta)
-    ok = all(isinstance(v, Mapping) and (_number(v.get("bytes")) or 0) > 0
-             and (_number(v.get("comm_s")) or 0) > 0 for v in stages.values())
-    if not ok or old_sent <= 0 or whole <= lats[0]:
+    if not whole_stages(stages) or old_sent <= 0 or whole <= lats[0]:
         return stages
     old_bw, ring = old_sent / (whole - lats[0]), sent / old_sent
-    out = {}
-    for key, v in stages.items():
-        b, t = float(v["bytes"]), float(v["comm_s"])
+
+    def retime(key: str, b: float, t: float) -> tuple[float, float]:
         hops = max(0.0, t - b / old_bw)
         hops = hops * lats[1] / lats[0] if lats[0] > 0 else lats[1]
-        out[key] = {**v, "bytes": b * ring, "comm_s": b * ring / bus + hops}
-    now = str(meta.get("zero"))
-    if now in out:
-        out[now] = {**out[now], "bytes": sent, "comm_s": comm_s}
+        return b * ring, b * ring / bus + hops
+
+    return restaged(stages, meta.get("zero"), retime, (sent, comm_s))
+
+
+def whole_stages(stages: object) -> bool:
+    """Whether meta by_zero is a whole table: each stage {bytes > 0, comm_s > 0}."""
+    return isinstance(stages, Mapping) and all(
+        isinstance(v, Mapping) and (_number(v.get("bytes")) or 0) > 0
+        and (_number(v.get("comm_s")) or 0) > 0 for v in stages.values())
+
+
+def restaged(stages: Mapping, zero: object, retime, own: tuple[float, float] | None
+             ) -> dict:
+    """A whole by_zero table (whole_stages) with each stage's (bytes, comm_s) as
+    `retime(key, bytes, comm_s)` gives them, and the row's own stage (`zero`) `own` (its
+    bytes and comm_s, exactly) where given: one walk for whatif's --hardware (_stages_on)
+    and --precision (whatif_comm_parts.stages_in_precision)."""
+    out = {}
+    for key, v in stages.items():
+        b, t = retime(key, float(v["bytes"]), float(v["comm_s"]))
+        out[key] = {**v, "bytes": b, "comm_s": t}
+    now = str(zero)
+    if own is not None and now in out:
+        out[now] = {**out[now], "bytes": own[0], "comm_s": own[1]}
     return out
 
 

@@ -116,26 +116,23 @@ def stages_in_precision(old: Mapping, size: float, storage: float, grads: float 
     gradients' width at stage 0 (DDP's bucket count follows the bytes; DeepSpeed's
     element buckets and FSDP's units do not); in proportion without `bw`. The row's own
     stage: its new bytes `sent` and comm_s. As it is where it is not a whole table."""
+    from .train_comm import restaged, whole_stages
+
     stages, g_old = old.get("by_zero"), old.get("grad_bytes")
-    if not isinstance(stages, Mapping) or grads is None or not _pos(g_old) \
-            or not all(isinstance(v, Mapping) and _pos(v.get("bytes"))
-                       and _pos(v.get("comm_s")) for v in stages.values()):
+    if grads is None or not _pos(g_old) or not whole_stages(stages):
         return stages
     acc = old.get("accumulate") if _pos(old.get("accumulate")) else 1
     b0 = float(stages.get("0", {}).get("bytes", 0.0))
     fg, fw = grads / float(g_old), follows_math(size) / storage
-    out = {}
-    for key, v in stages.items():
+
+    def retime(key: str, b: float, t: float) -> tuple[float, float]:
         g = {"0": b0, "1": b0 / 2}.get(key, acc * b0 / 2)
-        b = float(v["bytes"])
-        nb, t = min(g, b) * fg + max(b - g, 0.0) * fw, float(v["comm_s"])
+        nb = min(g, b) * fg + max(b - g, 0.0) * fw
         hops = max(t - b / bw, 0.0) * (fg if key == "0" else 1.0) if bw else None
-        out[key] = {**v, "bytes": nb, "comm_s": t * nb / b if hops is None
-                    else nb / bw + hops}
-    now = str(old.get("zero"))
-    if now in out and _pos(new.get("comm_s")):
-        out[now] = {**out[now], "bytes": sent, "comm_s": new["comm_s"]}
-    return out
+        return nb, t * nb / b if hops is None else nb / bw + hops
+
+    own = (sent, new["comm_s"]) if _pos(new.get("comm_s")) else None
+    return restaged(stages, old.get("zero"), retime, own)
 
 
 def _width(part: str, was: float, kind: str, size: float, held: bool) -> float:

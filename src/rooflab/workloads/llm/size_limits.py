@@ -64,10 +64,8 @@ def check_sizes(setup) -> None:
 def check_seq(seq: int) -> None:
     """--seq inside 1 to MAX_SEQ (an integer >= 1 is TrainSetup's check); the CLI asks
     before its warning of a --seq past the model's context, so an absurd one is one line."""
-    if isinstance(seq, int) and seq > MAX_SEQ:
-        raise InputError(f"--seq {seq} tokens per sequence is past the range rooflab "
-                         f"takes, 1 to {MAX_SEQ:,} (2**24; the longest released context "
-                         f"windows are 10M tokens): give a shorter --seq")
+    if isinstance(seq, int):
+        _check_length("--seq", seq, "tokens per sequence")
 
 
 def check_request(batches, lengths: dict[str, tuple[int, ...]]) -> None:
@@ -81,10 +79,16 @@ def check_request(batches, lengths: dict[str, tuple[int, ...]]) -> None:
                              f"smaller --batch")
     for option, values in lengths.items():
         for v in values:
-            if v > MAX_SEQ:
-                raise InputError(f"{option} {v} tokens is past the range rooflab takes, 1 "
-                                 f"to {MAX_SEQ:,} (2**24; the longest released context "
-                                 f"windows are 10M tokens): give a shorter {option}")
+            _check_length(option, v, "tokens")
+
+
+def _check_length(option: str, v: int, what: str) -> None:
+    """A token length past MAX_SEQ: the InputError naming `option` (train's --seq, llm's
+    --prompt/--context/--generate)."""
+    if v > MAX_SEQ:
+        raise InputError(f"{option} {v} {what} is past the range rooflab takes, 1 to "
+                         f"{MAX_SEQ:,} (2**24; the longest released context windows are "
+                         f"10M tokens): give a shorter {option}")
 
 
 def _count(n: int) -> str:
