@@ -25,7 +25,8 @@
 6. if the probe itself fails, still times the reference kernels and prints them last;
 7. writes OUTDIR/gpu_check.json (rewritten after every stage, so a run cut short still
    leaves what it measured), OUTDIR/profile.json and OUTDIR/roofline.png, and prints the
-   table last (the device tool returns the tail of the output).
+   table last (the device tool returns the output's tail), a FAIL row for each step that
+   raised, an info row of the probe's skips; stuck past HANG_EXIT_S, it dumps its stacks.
 
 Exit status 0 when every check passes (checks that do not apply say "n/a"), 1 otherwise.
 Imports only what the device machine has (torch, triton, numpy, matplotlib; not plotly).
@@ -36,6 +37,7 @@ gpu_check_refs.py, the dry run's Triton rehearsal in gpu_rehearsal.py (beside it
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import math
 import sys
 import time
@@ -58,11 +60,14 @@ from gpu_check_report import (  # noqa: E402, F401 — the names the tests read 
     PROBE_BUDGET_S,
     checks,
     failed_table,
+    first_line,
     int8_gemm_row,
     is_h200_sxm,
     l2_verdict,
     place,
+    plain_table,
     shares_text,
+    stage_rows,
     table,
     unplaced,
 )
@@ -77,6 +82,10 @@ from rooflab.units import fmt_fraction  # noqa: E402
 TOTAL_BUDGET_S = 200.0
 CLI_TIMEOUT_S = 120.0
 MIN_CLI_S = 25.0
+# Past this the run is stuck in this process (the CLI runs end by TOTAL_BUDGET_S): every
+# thread's stack goes to stderr and it exits (1), so the device tool gets where it hung
+# (gpu_check.json has the stages done), not a silent kill at its own timeout.
+HANG_EXIT_S = 250.0
 
 
 def cli_timeouts(remaining_s: float) -> tuple[float | None, float | None]:
@@ -194,6 +203,36 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cli", action=argparse.BooleanOptionalAction, default=None,
                     help="also run `rooflab probe --quick` in a fresh process (default: on CUDA)")
     args = ap.parse_args(argv)
+    _arm_watchdog()
+    try:
+        return _check(args)
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+
+
+def _arm_watchdog() -> None:
+    """faulthandler needs a file descriptor: stderr's, else the process's (pytest's has none)."""
+    import io
+
+    for stream in (sys.stderr, sys.__stderr__):
+        try:
+            faulthandler.dump_traceback_later(HANG_EXIT_S, exit=True, file=stream)
+            return
+        except (AttributeError, ValueError, io.UnsupportedOperation):
+            continue
+
+
+def _guarded(errors: dict, name: str, fn, default=None):
+    """fn(), or `default` with its traceback in errors[name]: one failing step must not
+    cost the table and the JSON of the one device run."""
+    try:
+        return fn()
+    except Exception:  # noqa: BLE001 — said in the table's "stage failed" row
+        errors[name] = traceback.format_exc()
+        return default
+
+
+def _check(args) -> int:
     mode = args.mode or ("quick" if args.quick else "default")
     started = time.perf_counter()
     from rooflab.probe.gpu import interpreter_refusal
@@ -258,25 +297,22 @@ def main(argv: list[str] | None = None) -> int:
         print(failed_table(rows, problems, report["errors"], report["total_wall_s"]))
         return 1
     wall_probe = time.perf_counter() - t0
-    save_profile(args.outdir / "profile.json", profile)
+    _guarded(report["errors"], "profile.json",
+             lambda: save_profile(args.outdir / "profile.json", profile))
+    profile_doc = _guarded(report["errors"], "profile as JSON",
+                           lambda: profile_to_dict(profile))
     for stage, tb in profile.extras["gpu"].get("errors", {}).items():
         report["errors"][f"probe {stage}"] = tb
     stage_s = {"start": t0 - started, "probe": wall_probe}
-    report.update(probe_wall_s=wall_probe, profile=profile_to_dict(profile))
+    report.update(probe_wall_s=wall_probe, profile=profile_doc)
     _save(args.outdir, report)
     t1 = time.perf_counter()
-    placed = []
     kernels = time_references(torch, dev, mode, report["errors"])
-    try:
-        placed = place(profile, kernels)
-    except Exception:  # noqa: BLE001
-        report["errors"]["place"] = traceback.format_exc()
+    placed = _guarded(report["errors"], "place", lambda: place(profile, kernels), [])
     stage_s["references"] = time.perf_counter() - t1
     t1 = time.perf_counter()
-    try:
-        report["chart"] = draw(profile, kernels, args.outdir / "roofline.png")
-    except Exception:  # noqa: BLE001
-        report["errors"]["chart"] = traceback.format_exc()
+    report["chart"] = _guarded(report["errors"], "chart",
+                               lambda: draw(profile, kernels, args.outdir / "roofline.png"))
     stage_s["chart"] = time.perf_counter() - t1
     report["kernel_resources"] = kernel_resources(dev)
     cli = None
@@ -303,7 +339,8 @@ def main(argv: list[str] | None = None) -> int:
             report["cli_probe"] = {"skipped": f"under {MIN_CLI_S:.0f} s left of the "
                                               f"{TOTAL_BUDGET_S:.0f} s budget"}
         stage_s["cli probe"] = time.perf_counter() - t1
-    results = checks(profile, placed, wall_probe, mode, problems, cli)
+    results = _guarded(report["errors"], "checks",
+                       lambda: checks(profile, placed, wall_probe, mode, problems, cli), [])
     if (row := int8_gemm_row(report.get("int8_gemm_check"))) is not None:
         results.insert(1 if problems is not None else 0, row)
     if report.get("preflight"):
@@ -317,15 +354,21 @@ def main(argv: list[str] | None = None) -> int:
     if (report.get("cli_probe") or {}).get("skipped"):
         results.append(("`rooflab probe --quick`", "info",
                         f"skipped: {report['cli_probe']['skipped']}"))
+    results += stage_rows(report["errors"], profile.extras["gpu"].get("skipped") or {})
     wall_total = time.perf_counter() - started
+    text = _guarded(report["errors"], "table",
+                    lambda: table(profile, placed, results, wall_total, stage_s))
+    if text is None:
+        results.append(("stage failed: table", "FAIL", first_line(report["errors"]["table"])))
+        text = plain_table(results, wall_total)
     report.update(probe_wall_s=wall_probe, total_wall_s=wall_total, stage_s=stage_s,
                   reference=placed,
                   checks=[{"name": n, "status": s, "detail": d} for n, s, d in results],
-                  profile=profile_to_dict(profile))
+                  profile=profile_doc)
     _save(args.outdir, report)
     for name, tb in report["errors"].items():
         log(f"--- error in {name} ---\n{tb}")
-    print(table(profile, placed, results, wall_total, stage_s))
+    print(text)
     return 1 if any(s == "FAIL" for _, s, _ in results) or report["errors"] else 0
 
 
@@ -386,14 +429,20 @@ def _save(outdir: Path, report: dict) -> None:
 
 
 def _finite(obj):
-    """JSON has no inf/nan: write them as null."""
+    """JSON has no inf/nan: null. What JSON cannot hold (a numpy or ctypes number, a torch
+    dtype) becomes a number where it is one, else its text: the report must not fail."""
+    if isinstance(obj, bool) or obj is None or isinstance(obj, (str, int)):
+        return obj
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None
     if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
+        return {str(k): _finite(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [_finite(v) for v in obj]
-    return obj
+    try:
+        return _finite(float(obj))
+    except (TypeError, ValueError):
+        return str(obj)
 
 
 if __name__ == "__main__":

@@ -283,6 +283,39 @@ def failed_table(rows, problems, errors: dict, wall_total: float) -> str:
     return "\n".join(lines)
 
 
+def first_line(text, width: int = 200) -> str:
+    """A traceback's or a message's last non-empty line (where Python puts the exception),
+    cut to `width`: what one table row says of a failure."""
+    lines = [ln.strip() for ln in str(text).strip().splitlines() if ln.strip()]
+    return (lines[-1] if lines else "")[:width]
+
+
+# Errors the table already has a row for: the CLI run's verdict, "Triton kernels agree".
+ERRORS_WITH_ROWS = ("cli probe", "check_kernels")
+
+
+def stage_rows(errors: dict, skipped: dict) -> list[tuple[str, str, str]]:
+    """A failed stage (a probe stage, a reference kernel, the chart, the checks) and what
+    the probe skipped (fp8 unsupported, NVML missing, a Triton compile error) as rows of the
+    table printed last: the device tool returns the output's tail, where the tracebacks
+    logged before the table may be cut off. Failures are FAIL (they already set exit 1);
+    skips are one info row."""
+    rows = [(f"stage failed: {name}", "FAIL", first_line(tb))
+            for name, tb in errors.items() if name not in ERRORS_WITH_ROWS]
+    if skipped:
+        rows.append((f"skipped by the probe ({len(skipped)})", "info",
+                     "; ".join(f"{k}: {first_line(v, 90)}" for k, v in skipped.items())))
+    return rows
+
+
+def plain_table(results, wall_total: float) -> str:
+    """The rows alone, when the full table itself failed: the verdicts still come last."""
+    lines = ["== rooflab GPU check: the table failed (traceback above); the checks =="]
+    lines += [f"[{status:^4}] {name}: {detail}" for name, status, detail in results]
+    lines.append(f"total {wall_total:.1f} s")
+    return "\n".join(lines)
+
+
 def judged_clocks(profile, prefix: str) -> dict | None:
     """The clocks read right after the fastest measurement named `prefix` (bf16 matmul,
     copy): the SM clock, power and throttle reasons of the call the target judges."""

@@ -36,6 +36,17 @@ def one_line_error(capsys, argv) -> str:
     return err
 
 
+def json_error(capsys, argv: list[str]) -> tuple[dict, str]:
+    """(the --json document's "error" object, the `error:` line on stderr) of `rooflab ARGV
+    --json` (in this process), asserting exit 2."""
+    import json
+
+    assert main(argv + ["--json"]) == 2
+    got = capsys.readouterr()
+    (line,) = [x for x in got.err.splitlines() if x.startswith("error: ")]
+    return json.loads(got.out)["error"], line
+
+
 def quiet_out(args: list[str]) -> str:
     """What `rooflab ARGS` prints on stdout (in this process), asserting exit 0; its notes
     on stderr are dropped."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from zoo_clock import TINY, TickClock
 
 from rooflab.bench import kernels as impl
 from rooflab.bench import zoo
@@ -12,20 +13,6 @@ from rooflab.bench.check import check_floors, floor_flags, tolerance
 from rooflab.model.analysis import analyze
 from rooflab.model.ceiling import Ceiling, Roof
 from rooflab.model.kernel import Kernel
-from rooflab.probe.timer import TimingPlan
-
-# One warm-up-free sample per kernel with a clock that ticks 1 ms per reading: every
-# sample lasts exactly 1 ms, so times and floor ratios are known in advance.
-TINY = TimingPlan(warmup_s=0.0, sample_s=1e-4, budget_s=0.0, min_samples=3, max_samples=3)
-
-
-class TickClock:
-    def __init__(self, step: float = 1e-3):
-        self.now, self.step = 0.0, step
-
-    def __call__(self) -> float:
-        self.now += self.step
-        return self.now
 
 
 def roof(dram: float = 1e10, fp64: float = 1e11, spread: tuple[float, ...] = ()) -> Roof:

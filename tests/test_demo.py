@@ -6,6 +6,7 @@ import json
 from dataclasses import replace
 
 import pytest
+from zoo_clock import TINY, TickClock
 
 from rooflab.bench import zoo
 from rooflab.cli import demo as demo_cli
@@ -13,20 +14,9 @@ from rooflab.cli.main import main
 from rooflab.hardware.profile import MachineProfile, load_profile
 from rooflab.model.analysis import analyze
 from rooflab.model.ceiling import Ceiling, Roof
-from rooflab.probe.timer import TimingPlan
 
 # The demo's kernels that exist at the zoo's small (test) sizes.
 SMALL_DEMO = [n for n in zoo.DEMO_NAMES if n in zoo.kernel_names(small=True)]
-TINY = TimingPlan(warmup_s=0.0, sample_s=1e-4, budget_s=0.0, min_samples=3, max_samples=3)
-
-
-class TickClock:
-    def __init__(self):
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1e-3
-        return self.now
 
 
 def fake_run_demo(progress=None):

@@ -92,7 +92,7 @@ def test_the_layers_are_built_once_a_run(capsys, monkeypatch):
     text = " ".join(capsys.readouterr().out.split())
     assert calls == [(H, BLOCKS, 4096, "bf16")]
     # the latency line counts the same list's 128 layers: one all-reduce each
-    assert "x 128 all-reduces per step (one per layer)" in text
+    assert "x 128 all-reduces per step (one per linear layer)" in text
 
 
 def test_json_and_lines_are_built_apart_from_the_command(capsys):

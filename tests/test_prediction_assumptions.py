@@ -27,7 +27,7 @@ def test_latency_words_say_the_all_reduces_a_step_holds():
     assert allreduce_latency_words(link, 8) == "all-reduce latency 140 us = 14 hops x 10 us"
     assert allreduce_latency_words(link, 8, 16) == (
         "all-reduce latency 140 us = 14 hops x 10 us, x 16 all-reduces per step (one per "
-        "layer) = 2.24 ms")
+        "linear layer) = 2.24 ms")
 
 
 def test_scale_assumption_says_one_all_reduce_per_layer(capsys):
@@ -37,9 +37,9 @@ def test_scale_assumption_says_one_all_reduce_per_layer(capsys):
                  "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     ring = doc["assumptions"][0]
-    assert "one all-reduce per layer: 16 per step" in ring
+    assert "one all-reduce per linear layer: 16 per step" in ring
     # at 1024 GPUs: 2 x 1023 = 2046 hops x 10 us = 20.46 ms, x 16 = 327.4 ms
-    assert "2046 hops x 10 us, x 16 all-reduces per step (one per layer) = 327.4 ms" in ring
+    assert "2046 hops x 10 us, x 16 all-reduces per step (one per linear layer) = 327.4 ms" in ring
 
 
 def test_dp_step_comm_is_bytes_plus_16_latencies():
@@ -195,4 +195,4 @@ def test_scale_latency_line_counts_the_step(capsys, monkeypatch):
     line = next(x for x in capsys.readouterr().out.splitlines()
                 if x.startswith("link latency per hop"))
     assert "at 8 GPUs all-reduce latency 140 us = 14 hops x 10 us, x 16 all-reduces per " \
-           "step (one per layer) = 2.24 ms" in line
+           "step (one per linear layer) = 2.24 ms" in line

@@ -7,24 +7,11 @@ were judged against DRAM (real traffic) 37.8 GB/s. Its op is now "dot", a read-o
 from __future__ import annotations
 
 import pytest
+from zoo_clock import TINY, TickClock
 
 from rooflab.bench import zoo
 from rooflab.model.analysis import analyze
 from rooflab.model.ceiling import Ceiling, Roof
-from rooflab.probe.timer import TimingPlan
-
-# as tests/test_bench_zoo.py: every sample lasts exactly 1 ms of a ticking clock
-TINY = TimingPlan(warmup_s=0.0, sample_s=1e-4, budget_s=0.0, min_samples=3, max_samples=3)
-
-
-class TickClock:
-    def __init__(self, step: float = 1e-3):
-        self.now, self.step = 0.0, step
-
-    def __call__(self) -> float:
-        self.now += self.step
-        return self.now
-
 
 G = 1e9
 COUNTED = "STREAM triad, 24 B/element, write-allocate not counted"

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_inproc import json_error
 
-from rooflab.cli.main import main
 from rooflab.errors import InputError, ParseError
 from rooflab.hardware.profile import load_profile
 
@@ -38,13 +38,6 @@ def files(tmp_path, monkeypatch):
     return tmp_path
 
 
-def _error(capsys, argv: list[str]) -> tuple[dict, str]:
-    assert main(argv + ["--json"]) == 2
-    got = capsys.readouterr()
-    (line,) = [x for x in got.err.splitlines() if x.startswith("error: ")]
-    return json.loads(got.out)["error"], line
-
-
 # (argv, path, field, the error: line, unchanged from before)
 CASES = [
     (["report", "k.json", "--on", "badroof.json"], "badroof.json", "compute[1].flop_per_s",
@@ -68,7 +61,7 @@ CASES = [
 @pytest.mark.parametrize("argv,path,field,line", CASES,
                          ids=["roof-file", "profile-host", "profile-at-1t", "kernel-file-roof"])
 def test_the_json_error_names_the_file_and_field(files, capsys, argv, path, field, line):
-    error, said = _error(capsys, argv)
+    error, said = json_error(capsys, argv)
     assert said == line
     assert error["message"] == line.removeprefix("error: ")
     assert (error["kind"], error["path"], error["line"]) == ("parse", path, None)

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_inproc import json_error
 
 from rooflab import errors
-from rooflab.cli.main import main
 from rooflab.errors import InputError
 from rooflab.model.roof_schema import roof_from_dict
 from rooflab.model.schema import kernel_from_dict
@@ -39,13 +39,6 @@ def files(tmp_path, monkeypatch):
         (tmp_path / name).write_text(json.dumps(doc))
     (tmp_path / "k.csv").write_text("name,flop,bytes,seconds\nk,1e9,1e8,abc\n")
     return tmp_path
-
-
-def _error(capsys, argv: list[str]) -> tuple[dict, str]:
-    assert main(argv + ["--json"]) == 2
-    got = capsys.readouterr()
-    (line,) = [x for x in got.err.splitlines() if x.startswith("error: ")]
-    return json.loads(got.out)["error"], line
 
 
 # (argv, path, line, field, the error: line as it was before)
@@ -81,7 +74,7 @@ IDS = ["kernel-flop", "kernel-calls", "kernel-meta-threads", "csv-column",
 def test_the_field_is_the_raisers(files, capsys, monkeypatch, argv, path, line, field, said):
     # the message-reading fallback answers nothing: what is left is the raiser's own
     monkeypatch.setattr(errors, "_field_in", lambda message, path: None)
-    error, got = _error(capsys, argv)
+    error, got = json_error(capsys, argv)
     assert got == said
     assert (error["kind"], error["path"], error["line"], error.get("field")) == (
         "parse", path, line, field)

@@ -89,10 +89,12 @@ def test_hop_latency_us_adds_its_hops(capsys):
     plain = _train(capsys, "tinyllama-1.1b", "--dp", "2")
     hop = _train(capsys, "tinyllama-1.1b", "--dp", "2", "--hop-latency-us", "10")
     # an all-reduce over 2 devices: 2(N-1) = 2 hops x 10 us per bucket (s36 C: each of
-    # DDP's 80 buckets, 1 for the 131 MB embedding + ceil(2,069,024,768 / 25 MiB) = 79, is
-    # an all-reduce of its own), + 2,200,096,768 B / 450 GB/s
+    # DDP's buckets is an all-reduce of its own; s37 B: 46, filled tensor by tensor: lm_head
+    # 125 MiB, then 2 a layer (down+up 44 MiB, gate+o 30; v, k, q carried into the next
+    # layer's down), the 22nd layer's carry with the embedding; 80 by bytes before),
+    # + 2,200,096,768 B / 450 GB/s
     assert plain["dp"]["comm_s"] == pytest.approx(2 * P1B / NVLINK, rel=1e-12)  # 4.889 ms
-    assert hop["dp"]["comm_s"] == pytest.approx(80 * 2 * 10e-6 + 2 * P1B / NVLINK,
+    assert hop["dp"]["comm_s"] == pytest.approx(46 * 2 * 10e-6 + 2 * P1B / NVLINK,
                                                 rel=1e-12)
     assert hop["dp"]["link"]["hop_latency_s"] == pytest.approx(10e-6)
     assert plain["dp"]["link"]["hop_latency_s"] == 0
@@ -113,8 +115,8 @@ def test_link_from_times_the_ring_on_the_measured_all_reduce(tmp_path, capsys):
     comm = cluster(tmp_path / "comm.json", ar=(600e-6, 1e9), p2p=(100e-6, 4e9))
     d = _train(capsys, "tinyllama-1.1b", "--dp", "2", "--link-from", comm)
     # measured at 2 ranks: bus 1 GB/s x 2(2-1)/2 = 1 GB/s, 600 us / 2(2-1) = 300 us per hop;
-    # 80 buckets x 2 hops x 300 us + 2,200,096,768 B / 1 GB/s = 2.248096768 s
-    assert d["dp"]["comm_s"] == pytest.approx(80 * 2 * 300e-6 + 2 * P1B / 1e9, rel=1e-9)
+    # 46 buckets x 2 hops x 300 us + 2,200,096,768 B / 1 GB/s = 2.227696768 s
+    assert d["dp"]["comm_s"] == pytest.approx(46 * 2 * 300e-6 + 2 * P1B / 1e9, rel=1e-9)
     assert d["dp"]["link"]["hop_latency_s"] == pytest.approx(300e-6, rel=1e-9)
     assert "--link-from" in d["dp"]["link"]["source"]
     assert any("measured with gloo between CPU processes" in n for n in d["notes"])

@@ -66,7 +66,8 @@ def test_the_rewritten_file_has_the_older_shape(files):
     # both bandwidths still in the train section, as the older files wrote them
     assert doc["train"]["tp"]["link"]["bus_bytes_per_s"] == pytest.approx(192e9)
     assert doc["train"]["dp"]["link"]["bus_bytes_per_s"] == pytest.approx(64e9)
-    assert data["train"]["floor_s"] == pytest.approx(0.1097, rel=1e-3)
+    # 109.8 ms (s37 B: DDP's buckets filled tensor by tensor; 109.7 ms by bytes)
+    assert data["train"]["floor_s"] == pytest.approx(0.1098, rel=1e-3)
 
 
 def test_whatif_without_on_gives_trains_floor_on_an_older_file(files, capsys):

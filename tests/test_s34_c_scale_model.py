@@ -25,7 +25,8 @@ def test_the_model_line_has_its_counts(capsys):
     assert doc["memory"]["params"] == 12 * 12 * 768 ** 2 == 84_934_656
     # 12 x 768^2 = 7,077,888 a block; 84.9 M in all; 6 x 84,934,656 x 1024 = 521.8e9
     assert model.startswith("model: 12 blocks of 12 h^2 = 7.08 M parameters (QKV h x 3h, "
-                            "output h x h, MLP h x 4h and 4h x h), 84.9 M in all; 6 FLOP "
+                            "output h x h, MLP h x 4h and 4h x h: 4 linear layers, each "
+                            "all-reduced on its own), 84.9 M in all; 6 FLOP "
                             "per parameter per token, 522 GFLOP a step per device; no "
                             "embeddings, LM head, attention scores")
     assert model.endswith("`rooflab train CONFIG --on DEVICE --dp N`")

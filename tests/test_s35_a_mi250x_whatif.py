@@ -108,5 +108,5 @@ def test_hardware_onto_a_ring_of_one_leaves_the_row_out_as_on_does(files, capsys
     on, _ = _whatif(capsys, path, "--on", "H100 SXM", "--bytes-scale", "1")
     assert on["total_after_floor_s"] == pytest.approx(doc["total_after_floor_s"], rel=1e-9)
     assert [n for n in on["notes"] if n.startswith("comm.allreduce")] == [
-        "comm.allreduce (1.44 ms exposed in the file) left out: `rooflab train ... --on "
+        "comm.allreduce (1.6 ms exposed in the file) left out: `rooflab train ... --on "
         "H100 SXM --dp 1` is one device, with no collective to send"]

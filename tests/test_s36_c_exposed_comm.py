@@ -15,10 +15,11 @@ lm_head) on H100 SXM, --batch 1 --seq 4096, bf16; catalog NVLink 450 GB/s bus ba
   resharded after the forward, s36 H), 3/4 x (GRAD - ROOT) / 450e9 + 22.4614 ms = 44.0490
   ms, (44.0490 - 0.8738) ms / 32 = 1349.23 us. Exposed 2 x 873.83 + 674.63 + 1349.23 =
   3.7715 ms (s36 C: 1.8349 ms with 25 MB pieces; s35: 524 us).
-* Hop latency per bucket (--dp 4 --hop-latency-us 10, DDP): each of the 506 buckets (the
-  embedding's 262 MB + ceil(13,214,687,232 / 26,214,400) = 505) is an all-reduce of its
-  own and pays 2(4-1) = 6 hops x 10 us: 506 x 60 us = 30.36 ms on top of 2 x 3/4 x
-  13,476,831,232 / 450e9 = 44.9228 ms: 75.2828 ms (s35: 44.9828 ms, the hops paid once).
+* Hop latency per bucket (--dp 4 --hop-latency-us 10, DDP): each of the 226 buckets (s37
+  B, filled tensor by tensor: lm_head's, each layer's 7 matrices one a bucket, the
+  embedding's 262 MB; 506 by bytes before, 30.36 ms) is an all-reduce of its own and pays
+  2(4-1) = 6 hops x 10 us: 226 x 60 us = 13.56 ms on top of 2 x 3/4 x 13,476,831,232 /
+  450e9 = 44.9228 ms: 58.4828 ms (s35: 44.9828 ms, the hops paid once).
 * ZeRO-2 under --accumulate 4 (DeepSpeed reduces every micro-batch): the reduce-scatter
   runs 4 times, each 3/4 x 13,476,831,232 / 450e9 = 22.4614 ms + 14 buckets (DeepSpeed's
   reduce_bucket_size, 5e8 elements = 1e9 B of bf16: s36 H; 506 of 25 MiB in s36 C) x 3
@@ -86,14 +87,14 @@ def test_fsdp_note_names_the_root_unit(capsys):
 
 
 def test_hop_latency_is_paid_per_bucket(capsys):
-    """506 buckets x 6 hops x 10 us = 30.36 ms on top of 44.9228 ms: 75.2828 ms."""
+    """226 buckets x 6 hops x 10 us = 13.56 ms on top of 44.9228 ms: 58.4828 ms."""
     dp = json_of(capsys, [*STEP, "--dp", "4", "--hop-latency-us", "10", "--json"])[
         "train"]["dp"]
     (c,) = dp["collectives"]
-    assert c["buckets"] == 506
-    assert dp["comm_s"] == pytest.approx(2 * 3 / 4 * GRAD / NVLINK + 506 * 6 * 10e-6,
+    assert c["buckets"] == 226
+    assert dp["comm_s"] == pytest.approx(2 * 3 / 4 * GRAD / NVLINK + 226 * 6 * 10e-6,
                                          rel=1e-12)
-    assert dp["comm_s"] * 1e3 == pytest.approx(75.2828, abs=1e-4)
+    assert dp["comm_s"] * 1e3 == pytest.approx(58.4828, abs=1e-4)
     # the embedding's own bucket pays its 6 hops once: 873.81 + 60 us
     assert c["last_bucket_s_each"] == pytest.approx(2 * 3 / 4 * 262_144_000 / NVLINK
                                                     + 60e-6, rel=1e-12)
@@ -101,18 +102,18 @@ def test_hop_latency_is_paid_per_bucket(capsys):
 
 def test_file_verbs_keep_the_buckets_hop_latency(tmp_path, capsys):
     """whatif --bytes-scale 1 and choose on the same device re-time the row's bandwidth part
-    on the link and keep the file's hop latency (latency_s_each = 506 x 60 us): the exposed
-    part train prints, 933.81 us (the embedding's bucket with its 60 us) + (75.2828 -
-    0.93381) ms / 505 = 1.08103 ms (scaled whole, the latency would shrink to 0.597 x)."""
+    on the link and keep the file's hop latency (latency_s_each = 226 x 60 us): the exposed
+    part train prints, 933.81 us (the embedding's bucket with its 60 us) + (58.4828 -
+    0.93381) ms / 225 = 1.18958 ms (scaled whole, the latency would shrink)."""
     path = tmp_path / "hop.json"
     assert main([*STEP, "--dp", "4", "--hop-latency-us", "10", "-q", "-o", str(path)]) == 0
     capsys.readouterr()
     meta = next(k for k in json.loads(path.read_text())["kernels"]
                 if k["name"] == "comm.allreduce")["meta"]
-    assert meta["collectives"][0]["latency_s_each"] == pytest.approx(506 * 60e-6, rel=1e-12)
+    assert meta["collectives"][0]["latency_s_each"] == pytest.approx(226 * 60e-6, rel=1e-12)
     emb = 2 * 3 / 4 * 262_144_000 / NVLINK + 60e-6
-    want = emb + (2 * 3 / 4 * GRAD / NVLINK + 506 * 60e-6 - emb) / 505
-    assert want * 1e3 == pytest.approx(1.08103, abs=1e-5)
+    want = emb + (2 * 3 / 4 * GRAD / NVLINK + 226 * 60e-6 - emb) / 225
+    assert want * 1e3 == pytest.approx(1.18958, abs=1e-5)
     doc = json_of(capsys, ["whatif", str(path), "--bytes-scale", "1", "--json"])
     move = next(m for m in doc["moves"] if m["kernel"] == "comm.allreduce")
     assert move["after_exposed_s"] == pytest.approx(want, rel=1e-9)
@@ -121,11 +122,11 @@ def test_file_verbs_keep_the_buckets_hop_latency(tmp_path, capsys):
 
 
 def test_hop_words_say_every_bucket_pays(capsys):
-    """The link line says the count the latency is paid by: 506 buckets (s36 H: worded
+    """The link line says the count the latency is paid by: 226 buckets (s36 H: worded
     as collectives launched, as FSDP's backward launches two a unit)."""
     assert main([*STEP, "--dp", "4", "--hop-latency-us", "10"]) == 0
     text = " ".join(capsys.readouterr().out.split())
-    assert ("each of the 506 collectives launched per step (one a bucket or unit, FSDP's "
+    assert ("each of the 226 collectives launched per step (one a bucket or unit, FSDP's "
             "backward two a block) pays the hops (2(N-1) an all-reduce, N-1 the others)") \
         in text
 

@@ -19,10 +19,10 @@ weights (GRAD = 2P = 13,476,831,232 B) sends 3/4 of it: 22.4614 ms, N-1 = 3 hops
   26,429,366,272 B; sent per step 3/4 x (3 GRAD - ROOT) = 29,929,648,128 B (30,322,870,272
   with the root gathered again). With --hop-latency-us 10: forward 22.4614 ms + 33 x 30 us =
   23.4514 ms, backward 3/4 x 26,429,366,272 / 450e9 = 44.0490 ms + 65 x 30 us = 45.9990 ms.
-* whatif --precision fp32 on a bf16 DDP file: the gradients double, 26,953,662,464 B; the
-  embedding's 524,288,000 B is a bucket of its own and the rest fills ceil(26,429,374,464
-  / 26,214,400) = 1009: 1010 buckets, as `train --dtype fp32` cuts them (the file said
-  506 before). DeepSpeed's buckets are elements, FSDP's blocks: their counts stay.
+* whatif --precision fp32 on a bf16 DDP file: the gradients double, 26,953,662,464 B; DDP
+  fills its buckets tensor by tensor (s37 B), and at fp32 as at bf16 every matrix is past
+  25 MiB: 226 buckets, as `train --dtype fp32` cuts them (by bytes, s36 H: 506 -> 1010).
+  DeepSpeed's buckets are elements, FSDP's blocks: their counts stay.
 """
 
 from __future__ import annotations
@@ -102,10 +102,10 @@ def test_file_verbs_reproduce_trains_exposed_time_per_scheme(tmp_path, capsys):
 
 
 def test_whatif_precision_recounts_ddp_buckets_not_deepspeeds_or_fsdps(tmp_path, capsys):
-    """--precision fp32 on bf16 files: DDP 506 -> 1010 buckets, exposed = train --dtype
-    fp32's; ZeRO-1 14 and FSDP 33 stay, exposed = train --dtype fp32's too."""
-    assert 1 + math.ceil((2 * GRAD - 2 * EMB) / (25 * 2**20)) == 1010
-    for zero, want in (("0", 1010), ("1", 14), ("3", 33)):
+    """--precision fp32 on bf16 files: DDP 226 -> 226 buckets (tensor by tensor), exposed =
+    train --dtype fp32's; ZeRO-1 14 and FSDP 33 stay, exposed = train --dtype fp32's too."""
+    assert 1 + math.ceil((2 * GRAD - 2 * EMB) / (25 * 2**20)) == 1010    # by bytes
+    for zero, want in (("0", 226), ("1", 14), ("3", 33)):
         bf16 = _file(tmp_path, f"b{zero}.json", "--zero", zero, *HOP)
         fp32 = _file(tmp_path, f"f{zero}.json", "--zero", zero, *HOP, "--dtype", "fp32")
         capsys.readouterr()
@@ -125,12 +125,15 @@ def test_whatif_precision_recounts_ddp_buckets_not_deepspeeds_or_fsdps(tmp_path,
 
 
 def test_bucket_mb_sets_ddps_bucket_cap(capsys):
-    """--bucket-mb 100: the embedding's 262 MB over 100 MiB is its own bucket, the rest
-    ceil(13,214,687,232 / 104,857,600) = 127: 128 buckets x 6 hops x 10 us = 7.68 ms."""
+    """--bucket-mb 100 (the first bucket's limit too, as torch passes a given
+    bucket_cap_mb): tensor by tensor (s37 B), lm_head's 250 MiB alone; then two layers
+    make 5 buckets (down+up 172 MiB, gate+o 118, v+k+q 96 carried into the next layer:
+    +down 182, up+gate 172, o+v+k+q 128), 16 pairs 80; the embedding's 250 MiB alone:
+    82 buckets x 6 hops x 10 us = 4.92 ms (by bytes, s36 H: 128, 7.68 ms)."""
     dp = _dp(capsys, "--bucket-mb", "100", *HOP)
     (c,) = dp["collectives"]
-    assert c["bucket_bytes"] == 100 * 2**20 and c["buckets"] == 128
-    assert c["seconds_each"] == pytest.approx(2 * HALF + 128 * 6 * 10e-6, rel=1e-12)
+    assert c["bucket_bytes"] == 100 * 2**20 and c["buckets"] == 1 + 16 * 5 + 1
+    assert c["seconds_each"] == pytest.approx(2 * HALF + 82 * 6 * 10e-6, rel=1e-12)
     assert main([*STEP, "--bucket-mb", "100"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "overlapped with the compute in 100 MiB buckets (PyTorch DDP's bucket_cap_mb)" \

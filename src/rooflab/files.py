@@ -11,7 +11,7 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -296,6 +296,14 @@ def with_stdin(paths: Sequence[str], stream: Any = None) -> tuple[list[str], str
                          f"instead") from None
     text = decode_bytes(data, STDIN_NAME) if isinstance(data, bytes) else data
     return [STDIN_NAME if p == "-" else p for p in paths], text
+
+
+def read_with_stdin(load: Callable[..., Any], files: Sequence[str], **options: Any) -> Any:
+    """load(paths, stdin=text, **options) for a reader that takes standard input's text:
+    the file arguments as with_stdin gives them (`-`: a pipe from the profiler, named
+    <stdin> in notes and errors), one rule for every such verb (likwid, perf)."""
+    paths, text = with_stdin(files)
+    return load(paths, stdin=text, **options)
 
 
 def _mode_of(path: Path) -> int:

@@ -261,11 +261,17 @@ def refuse_lazy(fn: Callable[..., Any]) -> None:
             f"bytes=...): items = list({name}(...))`")
 
 
+def whole_or_none(value: Any, error: str) -> int | None:
+    """A count measure() takes: None, or a whole number of 1 or more (an int: True is no
+    count); else InputError(error, then what was given)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(f"{error}; got {value!r}")
+    return value
+
+
 def check_keep(keep: Any) -> int | None:
     """@measure(keep=N)'s N: None (every call kept) or a whole number of 1 or more."""
-    if keep is None:
-        return None
-    if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
-        raise InputError(f"measure(keep=...): the number of a decorated function's latest "
-                         f"calls to keep must be a whole number of 1 or more; got {keep!r}")
-    return keep
+    return whole_or_none(keep, "measure(keep=...): the number of a decorated function's "
+                         "latest calls to keep must be a whole number of 1 or more")

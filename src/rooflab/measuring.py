@@ -54,6 +54,7 @@ from .measure_checks import (
     settled_call,
     times_warning,
     warn_number_precision,
+    whole_or_none,
 )
 from .measure_clocks import benchmark_clock, cpu_clock_warning, cuda_arg_device
 from .measure_collect import collect, record
@@ -212,12 +213,8 @@ def resolve_plan(plan: TimingPlan | str | None) -> TimingPlan:
 
 def check_samples(samples: Any) -> int | None:
     """measure()'s samples=: None, or a whole number of 1 or more."""
-    if samples is None:
-        return None
-    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
-        raise InputError(f"measure(): samples must be a whole number of 1 or more (9 lets "
-                         f"`rooflab compare` judge the noise); got {samples!r}")
-    return samples
+    return whole_or_none(samples, "measure(): samples must be a whole number of 1 or more "
+                         "(9 lets `rooflab compare` judge the noise)")
 
 
 def timed_kernel(call: Callable[[], Any], *, name: str, flop: Mapping[str, float],

@@ -43,7 +43,8 @@ def register(ai: typer.Typer) -> None:
                       "they limit residency only past 96 on CDNA; default: not counted"),
                   json_out: bool = JSON) -> None:
         """Theoretical occupancy: resident blocks per SM (limited by warps, registers,
-        shared memory and the SM's block cap) and active warps / max warps.
+        shared memory and the SM's block cap) and active warps / max warps; on AMD CDNA,
+        workgroups per CU and waves.
 
         Why it matters to the roofline: a warp waiting on memory (hundreds of cycles) or
         on a dependent instruction leaves its scheduler idle unless another resident warp

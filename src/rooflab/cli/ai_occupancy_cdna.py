@@ -73,14 +73,25 @@ def lines(d: dict) -> list[str]:
            f"({d['target_from']}; {d['chips']})",
            "  workgroups per CU allowed by",
            row("waves", f"{d['max_waves_per_cu']} waves per CU (4 SIMDs x 8) / {w}"),
-           row("vgprs", f"{d['vgprs_allocated']} VGPRs per wave (granule 8): 512 // that "
-                        f"waves per SIMD x 4 / {w}"),
+           row("vgprs", _vgpr_words(d['vgprs_allocated'], w)),
            row("sgprs", f"{sg} SGPRs per wave (granule 16) of 800 per SIMD" if sg else
                         "not given (--sgprs)"),
            row("lds", f"{d['lds_per_cu_bytes']} B per CU / {d['lds_per_block_bytes']} B "
                       f"per workgroup")]
     return out + resident(d, _WHY, (nb, "workgroup"),
                           f"{d['active_waves_per_cu']} of {d['max_waves_per_cu']} waves")
+
+
+def _vgpr_words(vgprs: int, waves: int) -> str:
+    """The VGPR limit with its numbers, so that a reader can redo it: '128 VGPRs per wave
+    (granule 8): 512 // 128 = 4 waves per SIMD x 4 SIMDs / 4' (it said '512 // that waves
+    per SIMD', which a first reader could not follow; s37 A)."""
+    if not vgprs:
+        return "0 VGPRs per wave: no VGPR limit"
+    fit = 512 // vgprs
+    held = (f"{fit} wave{'s' if fit != 1 else ''} per SIMD" if fit <= 8
+            else f"{fit}, at most 8 waves per SIMD")
+    return f"{vgprs} VGPRs per wave (granule 8): 512 // {vgprs} = {held} x 4 SIMDs / {waves}"
 
 
 def resident(d: dict, why: dict, blocks: tuple[int, str], slots: str) -> list[str]:

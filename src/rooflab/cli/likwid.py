@@ -34,12 +34,10 @@ A group without FP events (MEM) gives a bytes-only point, with a note.
 
 
 def _load(files: list[str], precision: str | None = None):
-    from ..files import with_stdin
+    from ..files import read_with_stdin
     from ..ingest.likwid import load_likwid
 
-    # `-`: standard input (a pipe from the profiler), named <stdin> in notes and errors
-    paths, text = with_stdin(files)
-    return load_likwid(paths, stdin=text, precision=precision)
+    return read_with_stdin(load_likwid, files, precision=precision)
 
 
 def register(app) -> None:

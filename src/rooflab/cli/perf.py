@@ -46,12 +46,10 @@ Rapids / Sierra Forest: UNC_M_CAS_COUNT_SCH0.RD + SCH1.RD + SCH0.WR + SCH1.WR); 
 
 
 def _load(files: list[str], precision: str | None = None):
-    from ..files import with_stdin
+    from ..files import read_with_stdin
     from ..ingest.perf_stat import load_perf_stat
 
-    # `-`: standard input (a pipe from the profiler), named <stdin> in notes and errors
-    paths, text = with_stdin(files)
-    return load_perf_stat(paths, stdin=text, precision=precision)
+    return read_with_stdin(load_perf_stat, files, precision=precision)
 
 
 def register(app) -> None:

@@ -21,7 +21,8 @@ Collect the counters rocprof-compute's roofline uses, e.g. with rocprof v1:
    SQ_INSTS_VALU_MFMA_MOPS_F8; MI350/MI355X: TCC_EA0_RDREQ_64B_sum and
    TCC_EA0_RDREQ_128B_sum, not TCC_BUBBLE_sum)
   Achieved occupancy: SQ_ACCUM_PREV_HIRES (SQ_LEVEL_WAVES accumulated, as
-  rocprof-compute collects it) with GRBM_GUI_ACTIVE, and --on the GPU.
+  rocprof-compute collects it) with GRBM_GUI_ACTIVE, and --on the GPU;
+  rocprofv3's own OccupancyPercent is read too, and said beside it.
 
   rocprof -i counters.txt ./app      (writes results.csv)
   rooflab rocprof results.csv --on mi300x

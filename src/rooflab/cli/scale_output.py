@@ -128,7 +128,8 @@ def model_words(run: ScaleRun) -> str:
     block = 12 * run.hidden ** 2
     flop = 6 * run.memory.params * run.tokens
     return (f"model: {run.blocks} blocks of 12 h^2 = {si(block)} parameters (QKV h x 3h, "
-            f"output h x h, MLP h x 4h and 4h x h), {si(run.memory.params)} in all; "
+            f"output h x h, MLP h x 4h and 4h x h: 4 linear layers, each all-reduced on "
+            f"its own), {si(run.memory.params)} in all; "
             f"6 FLOP per parameter per token, {si(flop, 'FLOP')} a step per device; no "
             f"embeddings, LM head, attention scores, norms or optimizer step, no GQA or "
             f"SwiGLU: a real model's step from its config is `rooflab train CONFIG --on "

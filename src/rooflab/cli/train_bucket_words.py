@@ -16,9 +16,19 @@ def bucket_size_words(dp) -> str:
         return (f"{c.buckets} FSDP units (one per transformer block and the root: "
                 f"transformer_auto_wrap_policy)")
     if dp.zero == 0:
-        return f"{_size(dp)} buckets (PyTorch DDP's bucket_cap_mb)"
+        return f"{_size(dp)} buckets (PyTorch DDP's bucket_cap_mb){_tensor_words(c)}"
     elements = f"{c.bucket_bytes / dp.width:.3g}".replace("e+0", "e").replace("e+", "e")
     return f"{_size(dp)} buckets (DeepSpeed's reduce_bucket_size, {elements} elements)"
+
+
+def _tensor_words(c) -> str:
+    """', filled tensor by tensor: 226 of them, the first to 1 MiB' where DDP's buckets
+    are counted so (train_dp_comm.ddp_buckets); '' where by bytes."""
+    if not c.tensor_runs:
+        return ""
+    first = (f", the first to {c.first_bucket_bytes / 2**20:g} MiB"
+             if c.first_bucket_bytes != c.bucket_bytes else "")
+    return f", filled tensor by tensor: {c.buckets} of them{first}"
 
 
 def _size(dp) -> str:

@@ -10,7 +10,13 @@ from dataclasses import dataclass
 from ..model.comm_link import Link
 from ..model.link_fits import one_count_words
 from ..units import fmt_pct, fmt_seconds, si
-from ..workloads.llm.train_dp import DDP_SOURCE, ZERO_SOURCE, comm_kernel, link_roof
+from ..workloads.llm.train_dp import (
+    DDP_SOURCE,
+    ZERO_SOURCE,
+    comm_kernel,
+    link_roof,
+    tensor_fields,
+)
 from .train_bucket_words import (
     bucket_hop_words,
     bucket_provenance,
@@ -236,8 +242,10 @@ def dp_dict(r) -> dict:
                              # each a collective of its own, paying the hops (s36 C)
                              "buckets": c.buckets, "launches_each": c.launches,
                              # the bucket's cap and how it is set (train_dp_comm): bytes
-                             # (DDP), elements (DeepSpeed), unit (FSDP: one per block)
+                             # (DDP), elements (DeepSpeed), unit (FSDP: one per block),
+                             # tensors (DDP, tensor by tensor: s37 B)
                              "bucket_bytes": c.bucket_bytes, "bucket_by": c.bucket_by,
+                             **tensor_fields(c),
                              # the embedding's gradient bucket, reduced after the backward
                              # (FSDP: the root unit's, all-gathered before the forward too)
                              "last_bucket_bytes": c.last_bytes,

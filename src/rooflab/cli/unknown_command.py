@@ -37,9 +37,12 @@ def unknown_command(exc: BaseException) -> str | None:
 def _hint(group: str, word: str) -> str | None:
     """What the word suggests was meant: a catalog device after `specs` (its roof is
     `specs show`), a number after `ai` (the sizes of an op not named)."""
+    # a word float() reads ('4096', '1e6'): perf's own test of a number field
+    from ..ingest.perf_numbers import is_number
+
     if group == "specs" and _a_device(word):
         return f"to see a device's roof: rooflab specs show {shlex.quote(word)}"
-    if group == "ai" and _a_number(word):
+    if group == "ai" and is_number(word):
         return (f"name the op first, then its sizes: rooflab ai matmul {word} ... (the ops: "
                 f"`rooflab ai --help`)")
     return None
@@ -54,13 +57,5 @@ def _a_device(word: str) -> bool:
     try:
         lookup(word)
     except (RooflabError, LookupError, ValueError):
-        return False
-    return True
-
-
-def _a_number(word: str) -> bool:
-    try:
-        float(word)
-    except ValueError:
         return False
     return True

@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import HardwareNotFound
-from .name_words import DIE_WORD
 
 # 'superchip' is kept: the 'Grace CPU Superchip' is two Grace CPUs (the 144-core entry), not
 # the one-socket 'NVIDIA Grace CPU' a dropped word left it as; a GH200 'Grace Hopper
@@ -82,7 +81,7 @@ def key(text: str) -> str:
     return "".join(tokens(text))
 
 
-_SIZE = re.compile(r"^\d+gb$")
+SIZE = re.compile(r"^\d+gb$")
 # difflib ratio a catalog label must reach to be suggested: 0.5 offered 'AMD EPYC 7742' for
 # 'nope' (the alias 'epyc7742' shares 'p', 'e'); typos of real names score 0.75 and up
 # ('h300' -> H200/H800, 'h10' -> H100, 'rtx409' -> RTX 4090, 'mi30' -> MI300X: 0.8)
@@ -101,7 +100,7 @@ def _near(size: str, gb: float) -> bool:
 
 def without_size(text: str) -> frozenset[str]:
     """A name's tokens less its memory size: 'Jetson Orin NX 16GB' -> {jetson, orin, nx}."""
-    return frozenset(t for t in tokens(text) if not _SIZE.match(t))
+    return frozenset(t for t in tokens(text) if not SIZE.match(t))
 
 
 def largest_of_sizes(q: frozenset[str], candidates: Sequence[Any]) -> Any | None:
@@ -109,7 +108,7 @@ def largest_of_sizes(q: frozenset[str], candidates: Sequence[Any]) -> Any | None
     candidates are one product in several memory sizes (their names differ only in the
     size), the largest, as `a100` is the 80 GB part; else None (still ambiguous). Only
     for names people type (lookup); a driver or board string never gets this default."""
-    if len(candidates) < 2 or any(_SIZE.match(t) for t in q):
+    if len(candidates) < 2 or any(SIZE.match(t) for t in q):
         return None
     if len({without_size(d.name) for d in candidates}) != 1:
         return None
@@ -128,7 +127,7 @@ FORM_FACTORS = frozenset("sxm pcie nvl".split())
 # A chip sold in GPU bins has one entry per bin, named so: 'Apple M3 Max (30-core GPU)' and
 # '(40-core GPU)' (other core counts, and for some bins less bandwidth: 300 vs 400 GB/s).
 # The plain family name ('M3 Max') is an alias of the top bin; the others are said.
-_BIN = re.compile(r"\s*\((\d+)-core GPU\)\s*$")
+BIN = re.compile(r"\s*\((\d+)-core GPU\)\s*$")
 # A GPU core count in what was typed: '30-core', '30 core GPU', '30cores'; not a CPU's
 # ('M4 Max 14-core CPU' names the CPU, and says nothing against a GPU bin).
 _TYPED_CORES = re.compile(r"(\d+)[\s-]*cores?\b(?![\s-]*cpu)", re.IGNORECASE)
@@ -136,7 +135,7 @@ _TYPED_CORES = re.compile(r"(\d+)[\s-]*cores?\b(?![\s-]*cpu)", re.IGNORECASE)
 
 def gpu_bin(name: str) -> int | None:
     """The GPU core count a binned entry's name says ('Apple M3 Max (30-core GPU)': 30)."""
-    m = _BIN.search(name)
+    m = BIN.search(name)
     return int(m.group(1)) if m else None
 
 
@@ -148,7 +147,7 @@ def typed_gpu_cores(text: str) -> set[int]:
 def family_tokens(name: str) -> frozenset[str]:
     """What one product's entries share: the name less its memory size, form factor and
     GPU bin ('A100 40GB PCIe' -> {a100}; 'Apple M3 Max (30-core GPU)' -> {m3, max})."""
-    return without_size(_BIN.sub("", name)) - FORM_FACTORS
+    return without_size(BIN.sub("", name)) - FORM_FACTORS
 
 
 def also_named(text: str, found: Any, devices: Sequence[Any]) -> list[Any]:
@@ -193,19 +192,6 @@ def choice_note(text: str, found: Any, devices: Sequence[Any]) -> str:
 
 
 
-def _die_count(found: Any) -> int:
-    """How many devices to software the entry's package is (model/dies.py); 1 for others."""
-    from ..model.dies import software_devices
-
-    roof = getattr(found, "roof", None)
-    return software_devices(roof) if roof is not None else 1
-
-
-def _dies_words(stem: str, dies: int) -> str:
-    """'MI250X:die0 or MI250X:die1'; 'X:die0 ... X:die3' past two."""
-    return f"{stem}0 or {stem}1" if dies == 2 else f"{stem}0 ... {stem}{dies - 1}"
-
-
 def _unique(devices) -> list[Any]:
     """Distinct devices in order (devices hold dicts, so dedupe by name, not by hash)."""
     return list({dev.name: dev for dev in devices}.values())
@@ -235,7 +221,7 @@ class DeviceIndex:
                 # Superchip' is the GH200, not a tie with the Grace Superchip)
                 self._names.append((frozenset(toks), len(set(toks)), dev))
                 mine.update(VARIANTS.intersection(toks))
-                sizes.update(t for t in toks if _SIZE.match(t))
+                sizes.update(t for t in toks if SIZE.match(t))
             self._variants[dev.name] = frozenset(mine)
             self._own[dev.name] = frozenset(t for label in (dev.name, *dev.aliases)
                                             for t in tokens(label))
@@ -261,7 +247,7 @@ class DeviceIndex:
         (_has_size: 'v100 16gb' is not the 'V100 SXM2 32GB', 'rtx 4060 16gb' not the 8 GB
         RTX 4060).
         """
-        asked = {t for t in q if _SIZE.match(t)}
+        asked = {t for t in q if SIZE.match(t)}
         hits = [(n, dev) for toks, n, dev in self._names
                 if toks and toks <= q
                 and not (q - toks) & (VARIANTS - self._variants[dev.name])
@@ -292,76 +278,12 @@ class DeviceIndex:
 
     def lookup(self, text: str) -> Any:
         found = self._lookup(text)
-        self._check_gpu_cores(text, found)
-        self._check_suffix(text, found)
-        self._check_words(text, found)
+        from . import name_errors as refuse
+
+        refuse.refuse_gpu_cores(self, text, found)
+        refuse.refuse_suffix(self, text, found)
+        refuse.refuse_odd_words(self, text, found)
         return found
-
-    def _check_words(self, text: str, found: Any) -> None:
-        """HardwareNotFound for a word no catalog or driver name has ('h100 foo': the
-        H100's words are inside it, so it was the H100 SXM, 'foo' dropped; s36 O), in the
-        name before a ':', ',' or '(' (_check_suffix's part; a roof's own notes follow)."""
-        from .name_words import odd_words
-
-        head = re.split(r"[,(:]", text, maxsplit=1)[0]
-        odd = odd_words(tokens(head), self._own[found.name], self._vocabulary)
-        if not odd:
-            return
-        rest = " ".join(t for t in tokens(head) if t not in odd)
-        choices = [found, *also_named(rest, found, self.devices)]
-        many = len(odd) > 1
-        raise HardwareNotFound(
-            f"unknown hardware '{text}': no catalog or driver name has the word"
-            f"{'s' * many} {', '.join(repr(w) for w in odd)}; without {'them' if many else 'it'}"
-            f" the name is {' or '.join(short_name(d.name) for d in choices)}: give one of "
-            f"those, or see `rooflab specs list`")
-
-    def _check_suffix(self, text: str, found: Any) -> None:
-        """HardwareNotFound for a ':SUFFIX' other than one of a package's dies, and for a
-        die index past them ('h100:foo', 'mi250x:die9'): the entries match loosely (an
-        entry's words inside the query, as a driver's verbose name needs), so such a word
-        was dropped without a word (s36 I). No catalog, driver or roof name has a ':'
-        before its parentheses or a comma (', one die', '(derived: ...)'); a typed one
-        is the user's."""
-        head = re.split(r"[,(]", text, maxsplit=1)[0]
-        name, colon, suffix = head.partition(":")
-        dies = _die_count(found)
-        short = short_name(found.name)
-        for m in (DIE_WORD.match(t) for t in tokens(head)):
-            if m and m[2] is not None and not (dies > 1 and int(m[2]) < dies):
-                raise HardwareNotFound(
-                    f"unknown hardware '{text}': {found.name} is " + (
-                        f"{dies} dies to software, {_dies_words(f'{short}:{m[1]}', dies)}; "
-                        f"give one, or '{short}' alone (the kernel verbs, choose and train "
-                        f"judge one die)" if dies > 1
-                        else f"one device, no dies to pick: give '{short}'"))
-        if not colon or all(DIE_WORD.match(t) for t in tokens(suffix)):
-            return
-        choices = [found, *also_named(name, found, self.devices)]
-        raise HardwareNotFound(
-            f"unknown hardware '{text}': a catalog name takes no ':{suffix.strip()}'; "
-            f"'{name.strip()}' is {' or '.join(short_name(d.name) for d in choices)}"
-            + (f" (one of its dies: {_dies_words(f'{short}:die', dies)})" if dies > 1 else "")
-            + ": give one of those (`rooflab specs list` shows all)")
-
-    def _check_gpu_cores(self, text: str, found: Any) -> None:
-        """HardwareNotFound where the name gives a GPU core count the entry it resolved to
-        does not have ('M3 Max 35-core' read as the 40-core part): the counts there are,
-        as _no_such_size does for memory sizes; no silent pick of another bin's roof."""
-        cores = gpu_bin(found.name)
-        asked = typed_gpu_cores(text)
-        if cores is None or not asked or cores in asked:
-            return
-        family = family_tokens(found.name)
-        bins = sorted((d for d in self.devices if gpu_bin(d.name) is not None
-                       and family_tokens(d.name) == family), key=lambda d: gpu_bin(d.name))
-        plain = _BIN.sub("", short_name(found.name))
-        counts = " or ".join(f"{gpu_bin(d.name)}-core" for d in bins)
-        raise HardwareNotFound(
-            f"no {'/'.join(f'{n}-core' for n in sorted(asked))} GPU '{plain}' in the catalog: "
-            f"the {plain} comes with a {counts} GPU ({', '.join(d.name for d in bins)}); "
-            f"give one of those, e.g. '{plain} {gpu_bin(bins[0].name)}-core', or the name "
-            f"without a count (the {gpu_bin(bins[-1].name)}-core part)")
 
     def _lookup(self, text: str) -> Any:
         found = self._exact(text)
@@ -386,36 +308,17 @@ class DeviceIndex:
             return within[0]
         # 'rtx4090 24gb': the name less its size is one entry's key ('rtx4090' is the RTX
         # 4090's), though its tokens are not the entry's ('rtx', '4090'); review s21 x1 F9
-        asked = {t for t in q if _SIZE.match(t)}
-        bare = self._keys.get("".join(t for t in tokens(text) if not _SIZE.match(t)))
+        asked = {t for t in q if SIZE.match(t)}
+        bare = self._keys.get("".join(t for t in tokens(text) if not SIZE.match(t)))
         if asked and bare is not None and self._has_size(bare, asked):
             return bare
-        self._no_such_size(text, q)
+        from . import name_errors as refuse
         from .name_words import core_not_product
+
+        refuse.refuse_size(self, text, q)
+        refuse.refuse_other_board(self, text, q)
         raise HardwareNotFound(core_not_product(text, self.devices)
                                or f"unknown hardware '{text}'; {self.suggest(text)}")
-
-    def _no_such_size(self, text: str, q: frozenset[str]) -> None:
-        """HardwareNotFound listing the sizes there are, when the name less its memory size
-        ('v100 16gb' -> 'v100') names entries but none in that size: no silent pick."""
-        asked = sorted(t for t in q if _SIZE.match(t))
-        rest = q - set(asked)
-        if not asked or not rest:
-            return
-        found = self._containing(rest) or self._within_query(rest)
-        if not found:
-            return
-        sizes = sorted({s for dev in found for s in self._sizes[dev.name]}
-                       | {f"{dev.memory_bytes / 1e9:g}gb" for dev in found
-                          if not self._sizes[dev.name] and getattr(dev, "memory_bytes", 0)},
-                       key=lambda s: float(s[:-2]))
-        family = re.sub(r"[\s_-]*(?<![a-z0-9.])\d+\s*(?:gi?b|g(?!\.\d))\b", "", text,
-                        flags=re.IGNORECASE).strip(" -_")
-        names = ", ".join(dev.name for dev in found[:8])
-        raise HardwareNotFound(
-            f"no {' '.join(s.upper() for s in asked)} '{family}' in the catalog: "
-            f"{family} comes as {' or '.join(s.upper() for s in sizes)} in the catalog "
-            f"({names}); give one of those sizes, or the name without one")
 
     def match(self, text: str) -> Any | None:
         """For driver/profiler strings: most specific entry named inside the text.

@@ -30,7 +30,7 @@ from .ncu_metrics import (
     flop_counts,
     launch_counts,
 )
-from .rocprof_achieved import WAVES, busy_waves
+from .rocprof_dispatch import record_dispatch
 from .skips import SkipLog
 
 
@@ -76,7 +76,7 @@ class _Group:
     # the achieved and theoretical occupancy (% of warp slots) each launch recorded, where it
     # did: the kernel's meta holds its first launch's, which occupancy_note says when the
     # launches were not alike (a few dict reads a launch: a 100,000-launch file stays cheap);
-    # a rocprof dispatch's achieved one waits under WAVES for its GPU (launch_occupancy)
+    # a rocprof dispatch's wait for its GPU (rocprof_dispatch: record, then in %)
     occupancy: dict[str, list[float]] = field(default_factory=dict)
 
     def add_launch(self, launch: Launch, counts) -> None:
@@ -86,9 +86,7 @@ class _Group:
             v = launch.metrics.get(metric)
             if v is not None and v == v:
                 self.occupancy.setdefault(key, []).append(v)
-        waves = busy_waves(launch.metrics)   # a rocprof dispatch's, in % once its GPU is known
-        if waves is not None:
-            self.occupancy.setdefault(WAVES, []).append(waves)
+        record_dispatch(launch.metrics, self.occupancy)   # a rocprof dispatch's, in % later
         total = sum(counts.flop.values())
         level = self.ai[0] if self.ai else next(iter(counts.bytes), None)
         nbytes = counts.bytes.get(level) if level else None

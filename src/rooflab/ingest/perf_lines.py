@@ -118,6 +118,8 @@ def _read_perf(path: str, log: SkipLog, text: str) -> Counts:
                          "`rooflab likwid FILE`", path=path, line=1)
     if re.search(r"^#\s+time\s", head, re.M):
         raise _interval(path, 1)
+    if (failed := _perf_failed(lines[:40], path)) is not None:
+        raise failed
     if data and data[0][1].lstrip().startswith("{"):
         counts = Counts(layout="json")      # perf stat -j: one JSON object per line
         for n, ln in data:
@@ -200,6 +202,26 @@ def _json_line(line: str, n: int, counts: Counts, path: str, log: SkipLog) -> No
     pct = float(pct) if isinstance(pct, (int, float)) else None
     _add(value, str(obj.get("unit") or ""), str(obj["event"]), n, pct, counts, path, log,
          where)
+
+
+def _perf_failed(lines: list[str], path: str) -> ParseError | None:
+    """perf's own error, where perf stopped before counting (its stderr piped in by
+    `2>&1 | rooflab perf -`): an event this CPU does not have, or counters the kernel
+    refuses. It read "'\\___ parser error' is not a perf stat -x line", naming perf's
+    caret line and not what went wrong (s37 A: the README's AMD events on a VM without them)."""
+    for n, line in enumerate(lines, start=1):
+        said = line.strip()
+        if said.startswith("event syntax error:"):
+            return ParseError(f"perf stat stopped before counting: {said[:100]}: no such "
+                              f"event on this machine (its CPU, kernel or VM); `perf list` "
+                              f"names the events it has: fix -e and re-run", path=path,
+                              line=n)
+        if said == "Error:" and any("perf_event" in x for x in lines[n:n + 4]):
+            why = next(x.strip() for x in lines[n:n + 4] if x.strip())
+            return ParseError(f"perf stat stopped before counting: {why[:120]} (see "
+                              f"/proc/sys/kernel/perf_event_paranoid, or run as root)",
+                              path=path, line=n)
+    return None
 
 
 def _value(text: str, what: str, n: int, counts: Counts, path: str) -> float:

@@ -355,16 +355,19 @@ def load_rocprof(paths, device: str | None = None) -> ProfileImport:
     if not pairs:
         raise ParseError("no file has a usable dispatch: " + "; ".join(str(s) for s in failed))
     from ..hardware.cdna_limits import cu_limits
-    from .rocprof_achieved import launch_occupancy, target_gpu
+    from .rocprof_achieved import target_gpu
+    from .rocprof_dispatch import dispatch_occupancy, theoretical_span
     from .rocprof_occupancy import target_gfx, with_occupancy  # as ncu records occupancy
 
     gfx, gpu = target_gfx(device, paths_in), target_gpu(device, paths_in)
-    launch_occupancy([g for g, _, _ in pairs], gpu, cu_limits(gfx))   # before their notes
+    dispatch_occupancy([g for g, _, _ in pairs], gpu, cu_limits(gfx))   # before their notes
     names = display_names([(g, s) for g, s, _ in pairs])
     kernels = [group_kernel(g, name, step, i if step else None, source="rocprof")
                for (g, step, i), name in zip(pairs, names, strict=True)]
+    spans = {(k.name, k.meta.get("step")): span
+             for k, (g, _, _) in zip(kernels, pairs, strict=True) if (span := theoretical_span(g))}
     kernels, occupancy = with_occupancy(kernels, [g.first.metrics for g, _, _ in pairs],
-                                        gfx, gpu)
+                                        gfx, gpu, spans)
     from ..hardware.rocprof_roofline import workload_roofline
 
     return ProfileImport(kernels=tuple(sort_by_time(kernels)), skips=tuple(skips),

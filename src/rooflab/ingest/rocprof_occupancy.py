@@ -49,11 +49,31 @@ def resources(m: Mapping[str, float]) -> dict[str, float] | None:
     return out if "block" in out and "arch_vgpr" in out else None
 
 
+def dispatch_shape(m: Mapping[str, float]) -> tuple | None:
+    """A dispatch's resources as a hashable tuple (((what, value), ...), for
+    rocprof_dispatch to keep each distinct one); None without them, at once for an ncu
+    launch (no workgroup column)."""
+    if not any(n in m for n in COLUMNS["block"]):
+        return None
+    r = resources(m)
+    return None if r is None else tuple(r.items())
+
+
+def shape_pct(shape: tuple, lim: CuLimits) -> float | None:
+    """The theoretical % of a dispatch_shape on `lim`'s CU (None: not one it can launch)."""
+    return _meta(dict(shape), lim).get("occupancy_theoretical")
+
+
 def occupancy_meta(m: Mapping[str, float], lim: CuLimits | None) -> dict:
     """The Kernel.meta of one dispatch's theoretical occupancy on `lim`'s CU ({} where the
     file lacks the columns, no target is known, or the dispatch is not wave64)."""
     r = resources(m)
-    if r is None or lim is None or r.get("wave_size", lim.wave_size) != lim.wave_size:
+    return {} if r is None or lim is None else _meta(r, lim)
+
+
+def _meta(r: dict[str, float], lim: CuLimits) -> dict:
+    """occupancy_meta of the resources `r` (resources' keys)."""
+    if r.get("wave_size", lim.wave_size) != lim.wave_size:
         return {}
     block, vgprs = int(r["block"]), int(r["arch_vgpr"] + r.get("accum_vgpr", 0))
     try:
@@ -71,15 +91,22 @@ def occupancy_meta(m: Mapping[str, float], lim: CuLimits | None) -> dict:
                                f"{int(r.get('lds', 0))} B LDS")}
 
 
-def occupancy_note(kernels, gfx: str, shown: int = 5) -> str:
-    """One line naming the longest kernels' theoretical occupancy and what limits it."""
+def occupancy_note(kernels, gfx: str, shown: int = 5, spans=None) -> str:
+    """One line naming the longest kernels' theoretical occupancy and what limits it;
+    spans: {(kernel name, step): (lowest, highest) %} of those whose dispatches differ
+    (rocprof_dispatch.theoretical_span), said as a range, where the limiter is the first
+    dispatch's."""
     from ..model.occupancy_words import occupancy_pct
 
+    spans = spans or {}
     # the one occupancy rule every page prints by (one decimal); '.3g' read 3 waves of 32
     # as '9.38 %' here and '9.4 %' in the advice beside it (s36 F)
-    said = [f"{k.name} {occupancy_pct(k.meta['occupancy_theoretical'])} ("
-            f"{k.meta['occupancy_limiter']})" for k in kernels
-            if "occupancy_theoretical" in k.meta]
+    said = [f"{k.name} " + (
+        f"{occupancy_pct(*spans[k.name, k.meta.get('step')])} by dispatch (the first: "
+        f"{occupancy_pct(k.meta['occupancy_theoretical'])}, {k.meta['occupancy_limiter']})"
+        if (k.name, k.meta.get("step")) in spans else
+        f"{occupancy_pct(k.meta['occupancy_theoretical'])} ({k.meta['occupancy_limiter']})")
+        for k in kernels if "occupancy_theoretical" in k.meta]
     if not said:
         return ""
     more = f", and {len(said) - shown} more" if len(said) > shown else ""
@@ -122,38 +149,39 @@ def target_gfx(device: str | None, paths) -> str | None:
     return None
 
 
-def with_occupancy(kernels, firsts, gfx: str | None, gpu: str | None = None
-                   ) -> tuple[list, tuple[str, ...]]:
+def with_occupancy(kernels, firsts, gfx: str | None, gpu: str | None = None,
+                   spans=None) -> tuple[list, tuple[str, ...]]:
     """The kernels with their first dispatch's occupancy in meta (`firsts`: each kernel's
     first dispatch's metrics): the theoretical one from its resources on `gfx`, the
     achieved one from the SQ counters on `gpu` (a catalog name: rocprof_achieved), and the
-    notes that say them (or why they could not be)."""
+    notes that say them (or why they could not be); spans: occupancy_note's, the
+    theoretical range of kernels whose dispatches differ."""
     from dataclasses import replace
 
     from ..hardware.cdna_limits import cu_limits
-    from .rocprof_achieved import achieved_meta, achieved_note
+    from .rocprof_achieved import achieved_meta, achieved_note, achieved_words
 
     lim = cu_limits(gfx)
     out = [replace(k, meta={**k.meta, **extra}) if (
-        extra := _both(occupancy_meta(m, lim), achieved_meta(m, gpu, lim))) else k
+        extra := _both(occupancy_meta(m, lim), achieved_meta(m, gpu, lim),
+                       achieved_words(m, gpu, lim))) else k
         for k, m in zip(kernels, firsts, strict=True)]
     longest = sorted(out, key=lambda k: -(k.seconds or 0.0))
     achieved = achieved_note(longest, gpu, lim, firsts)
     if lim is not None:
-        note = occupancy_note(longest, lim.gfx)
+        note = occupancy_note(longest, lim.gfx, spans=spans)
     else:
         note = UNNAMED_NOTE if any(resources(m) is not None for m in firsts) else ""
     return out, tuple(n for n in (note, achieved) if n)
 
 
-def _both(theoretical: dict, achieved: dict) -> dict:
+def _both(theoretical: dict, achieved: dict, how: str) -> dict:
     """One dispatch's occupancy meta: occupancy_from says where each figure came from, the
     achieved one measured (occupancy_words prints it after the achieved %, which read as
-    "derived by HIP's calculator" with the theoretical's words alone)."""
+    "derived by HIP's calculator" with the theoretical's words alone); `how`:
+    rocprof_achieved.achieved_words."""
     if not achieved:
         return theoretical
-    how = ("achieved measured: rocprof-compute's Wavefront Occupancy from "
-           "SQ_ACCUM_PREV_HIRES and GRBM_GUI_ACTIVE")
     said = theoretical.get("occupancy_from")
     return {**theoretical, **achieved,
             "occupancy_from": f"{said}; {how}" if said else how}

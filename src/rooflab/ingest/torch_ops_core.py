@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..units import flop_precision
 from ..workloads import ops
+from ..workloads.count import OpCount
 from ..workloads.ops import LAYERNORM_PLAIN_FLOP_PER_ELEMENT  # 5; gamma, beta add 1 each
 from ..workloads.ops_conv import conv_input_elements, conv_unit
 from ..workloads.torch_rules.flop import COMPARISONS, COMPLEX_FLOP_PER_ELEMENT
@@ -47,15 +48,10 @@ FLOAT_RESULT = frozenset({"div", "gelu", "silu", "sigmoid", "tanh", "exp", "log"
 
 def matmul_rule(call: OpCall) -> OpWork | str | None:
     base = call.name.removeprefix("aten::")
-    ts = call.tensors()
-    bias = None
-    if base in ("addmm", "baddbmm"):
-        if len(ts) < 3:
-            return None
-        bias, ts = ts[0], ts[1:3]
-    if len(ts) < 2:
+    operands = _operands(call, base in ("addmm", "baddbmm"))
+    if operands is None:
         return None
-    (a, dt), (b, _) = ts[0], ts[1]
+    bias, (a, dt), (b, _) = operands
     if base in ("mm", "addmm") and len(a) == 2 and len(b) == 2:
         (m, k), n, batch = a, b[1], 1
     elif base in ("bmm", "baddbmm") and len(a) == 3 and len(b) == 3:
@@ -70,8 +66,7 @@ def matmul_rule(call: OpCall) -> OpWork | str | None:
                 f"{'x'.join(map(str, b))}: {k} != {b[-2]}; is the trace cut or edited?)")
     cx = dt in COMPLEX_REAL
     count = ops.matmul(m, n, k, dtype=real_dtype(dt), batch=batch)
-    # complex: each multiply-add is 8 real FLOP (4x the real 2), each element 2 values
-    flop, nbytes = count.flop * (4 if cx else 1), count.bytes * (2 if cx else 1)
+    flop, nbytes = _real_terms(count, cx)
     if bias is not None:   # out = beta * bias + alpha * (a @ b): the bias read, its add
         nbytes += in_bytes([bias])   # not counted (module docstring: 2mnk on every path)
     return OpWork(base, flop, nbytes, count.precision, count.unit, cx)
@@ -84,15 +79,10 @@ def _matvec(call: OpCall) -> OpWork | str | None:
     FLOP per output element and reads its bias (beta != 0), as addmm does (review 13v
     F-D). mv, addmv: op 'gemv', the kind report and whatif read as weight-streaming."""
     base = call.name.removeprefix("aten::").rstrip("_")
-    ts = call.tensors()
-    bias = None
-    if base == "addmv":
-        if len(ts) < 3:
-            return None
-        bias, ts = ts[0], ts[1:3]
-    if len(ts) < 2:
+    operands = _operands(call, base == "addmv")
+    if operands is None:
         return None
-    (a, dt), (x, _) = ts[0], ts[1]
+    bias, (a, dt), (x, _) = operands
     if base in ("mv", "addmv"):
         if len(a) != 2 or len(x) != 1:
             return None
@@ -106,8 +96,7 @@ def _matvec(call: OpCall) -> OpWork | str | None:
                 f"or edited?)")
     cx = dt in COMPLEX_REAL
     count = ops.gemv(m, n, dtype=real_dtype(dt))
-    # complex: each multiply-add is 8 real FLOP (4x the real 2), each element 2 values
-    flop, nbytes = count.flop * (4 if cx else 1), count.bytes * (2 if cx else 1)
+    flop, nbytes = _real_terms(count, cx)
     # out = beta * bias + alpha * (A @ x): one add per output element and the bias read,
     # unless beta is 0 (PyTorch then ignores the bias: aten::mv calls addmv_(out, A, x, 0))
     if bias is not None and call.const(3, 1) != 0:
@@ -116,6 +105,23 @@ def _matvec(call: OpCall) -> OpWork | str | None:
     # a matrix-vector product is the GEMV report and whatif know (batch, int4 weights)
     return OpWork(base if base in ("dot", "vdot") else "gemv", flop, nbytes,
                   count.precision, count.unit, cx)
+
+
+def _operands(call: OpCall, biased: bool) -> tuple | None:
+    """(bias or None, first operand, second operand) of a matrix product's recorded
+    tensors, each (shape, dtype): addmm's, baddbmm's and addmv's bias comes first; None
+    where fewer tensors were recorded (a cut or edited trace)."""
+    ts = call.tensors()
+    if biased:
+        return (ts[0], ts[1], ts[2]) if len(ts) >= 3 else None
+    return (None, ts[0], ts[1]) if len(ts) >= 2 else None
+
+
+def _real_terms(count: OpCount, cx: bool) -> tuple[float, float]:
+    """(FLOP, bytes) of a matrix product counted at its real dtype, in real terms for a
+    complex one (cx): each multiply-add is 8 real FLOP (4x the real 2), each element 2
+    values."""
+    return count.flop * (4 if cx else 1), count.bytes * (2 if cx else 1)
 
 
 def elementwise_rule(call: OpCall) -> OpWork | str | None:

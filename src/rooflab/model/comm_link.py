@@ -91,14 +91,14 @@ def hop_latency_of_allreduce(allreduce_latency_s: float, n: int) -> float:
 def allreduce_latency_words(link: Link, n: int, per_step: int | None = None) -> str:
     """'all-reduce latency 140 us = 14 hops x 10 us': both readings of one number, per
     all-reduce (what LLM tools type) and per hop (what nccl-tests measures). `per_step`:
-    the all-reduces a step holds (a DP step: one per layer); a step pays the latency that
+    the all-reduces a step holds (a DP step: one per linear layer); a step pays the latency that
     many times, which a reader checking the step by hand needs (review 15v F-a):
-    '..., x 16 all-reduces per step (one per layer) = 2.24 ms'."""
+    '..., x 16 all-reduces per step (one per linear layer) = 2.24 ms'."""
     one = link.allreduce_latency_s(n)
     text = (f"all-reduce latency {fmt_seconds(one, 4)} = "
             f"{ring_hops(n)} hops x {fmt_seconds(link.hop_latency_s, 4)}")
     if per_step and per_step > 1:
-        text += (f", x {per_step} all-reduces per step (one per layer) = "
+        text += (f", x {per_step} all-reduces per step (one per linear layer) = "
                  f"{fmt_seconds(per_step * one, 4)}")
     return text
 

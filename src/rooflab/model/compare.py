@@ -271,6 +271,11 @@ def compare_kernels(before: Iterable[Kernel], after: Iterable[Kernel],
     if len(b) == 1 and len(a) == 1 and not rename and b[0].name != a[0].name:
         rename = {b[0].name: a[0].name}
         notes.append(f"one kernel in each run: matched '{b[0].name}' with '{a[0].name}'")
+    if marked := _marked_pairs(b, a, rename):
+        rename = {**rename, **marked}
+        (old, new), more = next(iter(marked.items())), len(marked) - 1
+        notes.append(f"matched by name and whatif's [old->new] mark: '{old}' with '{new}'"
+                     f"{f' and {more} more' if more else ''}")
     # a --map target is taken by its OLD: the first run's kernel of that name (not itself
     # mapped) no longer matches it by name, or the second run's kernel was matched twice
     # (counted twice in total_after_s, its OLD's own kernel in neither; review s19 r2 F23)
@@ -302,6 +307,26 @@ def compare_kernels(before: Iterable[Kernel], after: Iterable[Kernel],
     c = Comparison(tuple(matches), tuple(only_before), only_after, tuple(notes))
     caveat = total_caveat(c)
     return replace(c, notes=(*notes, caveat)) if caveat else c
+
+
+def _marked_pairs(b: Sequence[Kernel], a: Sequence[Kernel],
+                  rename: Mapping[str, str]) -> dict[str, str]:
+    """The first run's kernels whose name the second run has only with whatif's dtype mark
+    ('copy_fp64' -> 'copy_fp64 [fp64->fp16]'), one marked kernel a name: `whatif -o` keeps
+    each name and marks the dtype it changed, so `compare b.json w.json` (docs/json.md)
+    matched nothing and asked for a --map per kernel (s37 A)."""
+    from .dtype_names import split_mark
+
+    names = {k.name for k in a}
+    by_base: dict[str, list[str]] = {}
+    for k in a:
+        base, clauses = split_mark(k.name)
+        if clauses and base not in names:
+            by_base.setdefault(base, []).append(k.name)
+    taken = set(rename.values())
+    return {k.name: by_base[k.name][0] for k in b
+            if k.name not in rename and k.name not in names
+            and len(by_base.get(k.name, ())) == 1 and by_base[k.name][0] not in taken}
 
 
 def _refuse_shared_targets(rename: Mapping[str, str]) -> None:

@@ -21,6 +21,7 @@ grid is smaller than one wave.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..errors import InputError
@@ -29,8 +30,21 @@ from .sm_limits import KIB, SmLimits
 WARP = 32
 
 
-def _round_up(x: int, unit: int) -> int:
+def round_up(x: int, unit: int) -> int:
+    """x rounded up to a whole number of `unit`s (an allocation granule)."""
     return -(-x // unit) * unit
+
+
+def resident(limits: Mapping[str, int | None]) -> int:
+    """The blocks (workgroups) resident at once: the least of the resources' limits
+    (None: that resource sets none), CUDA's and HIP's calculators alike."""
+    return min(v for v in limits.values() if v is not None)
+
+
+def binding_limits(limits: Mapping[str, int | None]) -> tuple[str, ...]:
+    """The resources whose limit is the resident count (ties: all of them)."""
+    n = resident(limits)
+    return tuple(k for k, v in limits.items() if v == n)
 
 
 @dataclass(frozen=True)
@@ -55,7 +69,7 @@ class Occupancy:
 
     @property
     def active_blocks(self) -> int:
-        return min(v for v in self.limits().values() if v is not None)
+        return resident(self.limits())
 
     @property
     def active_warps(self) -> int:
@@ -72,9 +86,7 @@ class Occupancy:
 
     @property
     def binding(self) -> tuple[str, ...]:
-        """The resources whose limit is the resident count (ties: all of them)."""
-        n = self.active_blocks
-        return tuple(k for k, v in self.limits().items() if v == n)
+        return binding_limits(self.limits())
 
 
 def occupancy(block: int, regs: int, smem: int, lim: SmLimits,
@@ -87,14 +99,14 @@ def occupancy(block: int, regs: int, smem: int, lim: SmLimits,
     _check(block, regs, smem, lim)
     warps = -(-block // WARP)
     limit_warps = lim.max_warps // warps
-    regs_per_warp = _round_up(regs * WARP, lim.reg_alloc_unit)
+    regs_per_warp = round_up(regs * WARP, lim.reg_alloc_unit)
     if regs_per_warp:
         per_partition = (lim.regs_per_sm // lim.sub_partitions) // regs_per_warp
         limit_regs: int | None = per_partition * lim.sub_partitions // warps
     else:
         limit_regs = None
     # the reserved 1 KiB is the per-SM minus the per-block maximum (0 on 7.x): smem.py
-    smem_alloc = _round_up(smem + lim.smem.reserved_per_block_bytes, lim.smem_alloc_unit)
+    smem_alloc = round_up(smem + lim.smem.reserved_per_block_bytes, lim.smem_alloc_unit)
     config, note = _config(smem_alloc, lim, carveout)
     limit_smem = config // smem_alloc if smem_alloc else None
     return Occupancy(lim.cc, block, regs, smem, warps, regs_per_warp, smem_alloc, config, note,
@@ -110,7 +122,7 @@ def _check(block: int, regs: int, smem: int, lim: SmLimits) -> None:
         raise InputError(f"--regs must be 0..{lim.max_regs_per_thread} registers per thread "
                          f"(ptxas's per-thread maximum; past it the compiler spills to local "
                          f"memory); got {regs}")
-    regs_block = _round_up(regs * WARP, lim.reg_alloc_unit) * _round_up(
+    regs_block = round_up(regs * WARP, lim.reg_alloc_unit) * round_up(
         -(-block // WARP), lim.sub_partitions)
     if regs_block > lim.regs_per_block:
         raise InputError(f"--block {block} x --regs {regs} needs {regs_block} registers, more "

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import InputError
+from .occupancy import binding_limits, resident, round_up
 
 
 @dataclass(frozen=True)
@@ -45,10 +46,6 @@ class CuLimits:
         """Resident waves per CU (32: 2048 work-items, hipDeviceProp's
         maxThreadsPerMultiProcessor)."""
         return self.simds * self.max_waves_per_simd
-
-
-def _round_up(x: int, unit: int) -> int:
-    return -(-x // unit) * unit
 
 
 @dataclass(frozen=True)
@@ -77,7 +74,7 @@ class CuOccupancy:
 
     @property
     def active_blocks(self) -> int:
-        return min(v for v in self.limits().values() if v is not None)
+        return resident(self.limits())
 
     @property
     def active_waves(self) -> int:
@@ -90,8 +87,7 @@ class CuOccupancy:
 
     @property
     def binding(self) -> tuple[str, ...]:
-        n = self.active_blocks
-        return tuple(k for k, v in self.limits().items() if v == n)
+        return binding_limits(self.limits())
 
 
 def cu_occupancy(block: int, vgprs: int, lds: int, lim: CuLimits, sgprs: int = 0) -> CuOccupancy:
@@ -101,8 +97,8 @@ def cu_occupancy(block: int, vgprs: int, lds: int, lim: CuLimits, sgprs: int = 0
     this shape can launch."""
     _check(block, vgprs, sgprs, lds, lim)
     waves = -(-block // lim.wave_size)
-    v_alloc = _round_up(vgprs, lim.vgpr_granule)
-    s_alloc = _round_up(sgprs, lim.sgpr_granule)
+    v_alloc = round_up(vgprs, lim.vgpr_granule)
+    s_alloc = round_up(sgprs, lim.sgpr_granule)
 
     def per_simd(n: int) -> int:
         # HIP: 4 SIMDs x min(8, the waves a SIMD's registers hold) // waves per workgroup

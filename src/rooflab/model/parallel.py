@@ -232,7 +232,9 @@ def _ring_per_layer(layers: int, link: Link | None, n: int) -> str:
     """RING with what a step holds: one all-reduce per layer (DDP buckets ~ layers), so
     the step pays the ring's latency `layers` times (review 15v F-a: 1.76 ms + 16 x 140 us
     = 4.0 ms at 8 GPUs, not the 1.9 ms a single all-reduce gives)."""
-    text = (f"{RING}; one all-reduce per layer: {layers} per step, each paying the "
+    # "linear layer", not "layer": scale's 32 blocks hold 128 of them, and a user reading
+    # "per layer: 128" against "32 blocks" took the count for a mistake (s37 A)
+    text = (f"{RING}; one all-reduce per linear layer: {layers} per step, each paying the "
             f"latency")
     if link is not None and link.hop_latency_s > 0:
         text += f" ({allreduce_latency_words(link, n, layers)} at {n} devices)"

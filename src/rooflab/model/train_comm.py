@@ -17,7 +17,7 @@ existed keeps the share of its time the file says is exposed. Pure: no I/O.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .kernel import Kernel
@@ -64,6 +64,9 @@ class Exposure:
     comm_s: float
     exposed_s: float
     share_held: bool = False    # an older file: the file's exposed share kept (no list)
+    # exposed were the row overlapped (meta exposed_overlap_s), whether or not it is
+    # (--no-overlap); None where not worked out (the share held)
+    overlap_s: float | None = None
 
 
 def part_windows(floors: Iterable[tuple[Kernel, float | None]]) -> dict[str, float]:
@@ -100,15 +103,17 @@ def exposure(k: Kernel, comm_s: float, windows: Mapping[str, float],
     scale = comm_s / (whole - lat) if whole > lat else comm_s / whole
     micro = max(1, int(_number(meta.get("accumulate")) or 1))
     overlap = meta.get("overlap", True) is not False
-    total = 0.0
+    total = hidden = 0.0
     for c in listed:
         t = _retimed(c["seconds_each"], c["latency_s_each"], scale)
         # the last bucket paid one launch's hops
         last = c["last_s_each"] and _retimed(c["last_s_each"],
                                              c["latency_s_each"] / c["launches"], scale)
-        w = windows.get(c["window"], 0.0) / micro if overlap else 0.0
-        total += bucket_exposed_s(t, w, c["buckets"], min(last, t)) * c["calls"]
-    return Exposure(comm_s, total)
+        w = windows.get(c["window"], 0.0) / micro
+        both = bucket_exposed_s(t, w, c["buckets"], min(last, t)) * c["calls"]
+        total += both if overlap else t * c["calls"]
+        hidden += both
+    return Exposure(comm_s, total, overlap_s=hidden)
 
 
 def on_link(k: Kernel, bus_bytes_per_s: float, hop_s: float, ranks: int | None = None) -> Kernel:
@@ -152,27 +157,33 @@ def on_link(k: Kernel, bus_bytes_per_s: float, hop_s: float, ranks: int | None =
         new_total += new * c["calls"]
     new_meta = {**meta, "collectives": out, "comm_s": bw + new_total}
     if isinstance(meta.get("by_zero"), Mapping):
-        new_meta["by_zero"] = _stages_on(meta, row_bytes, bus_bytes_per_s,
+        new_meta["by_zero"] = _stages_on(meta, row_bytes, (bus_bytes_per_s, (n - 1) * hop_s),
                                          (lat, new_total), new_meta["comm_s"])
     return k.with_(meta=new_meta)
 
 
-def _stages_on(meta: Mapping, sent: float, bus: float, lats: tuple[float, float],
-               comm_s: float) -> Mapping:
-    """Meta by_zero (each ZeRO stage's bytes and comm_s) on_link's link: each stage's
-    bytes x the re-ring's `sent` / the file's, at `bus` B/s, plus its hop latency (what
-    its comm_s was past its bytes' time at the file's bandwidth) x new / old of the row's
-    (`lats`), the row's new one where the file had none; the row's own stage: `sent` and
-    `comm_s`, exactly. As it is where a stage is not {bytes, comm_s > 0}."""
+def _stages_on(meta: Mapping, sent: float, link: tuple[float, float],
+               lats: tuple[float, float], comm_s: float) -> Mapping:
+    """Meta by_zero (each ZeRO stage's bytes and comm_s) on_link's link, `link` its (bus
+    B/s, seconds a round of N-1 hops takes on the new ring): each stage's bytes x the
+    re-ring's `sent` / the file's, at the bus bandwidth, plus its hop latency: its
+    hop_rounds x a round (train_dp_comm.Collective.hop_rounds), or in a file without them
+    what its comm_s was past its bytes' time x new / old of the row's (`lats`), none where
+    the file had none (a stage's launches are its own: ZeRO-1's 28 are not DDP's 226, whose
+    latency each stage once took: s37 B); the row's own stage: `sent` and `comm_s`,
+    exactly. As it is where a stage is not {bytes, comm_s > 0}."""
     stages, whole = meta["by_zero"], _number(meta.get("comm_s")) or 0.0
-    old_sent = _sent(meta)
+    old_sent, (bus, round_s) = _sent(meta), link
     if not whole_stages(stages) or old_sent <= 0 or whole <= lats[0]:
         return stages
     old_bw, ring = old_sent / (whole - lats[0]), sent / old_sent
 
     def retime(key: str, b: float, t: float) -> tuple[float, float]:
-        hops = max(0.0, t - b / old_bw)
-        hops = hops * lats[1] / lats[0] if lats[0] > 0 else lats[1]
+        rounds = _number(stages[key].get("hop_rounds"))
+        if rounds is not None and rounds >= 0:
+            hops = rounds * round_s
+        else:
+            hops = max(0.0, t - b / old_bw) * lats[1] / lats[0] if lats[0] > 0 else 0.0
         return b * ring, b * ring / bus + hops
 
     return restaged(stages, meta.get("zero"), retime, (sent, comm_s))
@@ -271,11 +282,29 @@ def _older_optimizer(k: Kernel) -> bool:
             and not name.startswith(("optimizer.clip_grad.", "optimizer.grad_scaler.")))
 
 
+def ddp_buckets(runs: Sequence[tuple[float, int]], limits: Sequence[float]) -> int:
+    """How many buckets PyTorch DDP fills from gradients of (bytes, how many in a row) in
+    ready order: a tensor joins the open bucket, which closes once its bytes reach its
+    limit (>=, so it may end past it), the first bucket limits[0], each later the last of
+    `limits` (reducer.cpp compute_bucket_assignment_by_size; grad_tensors.py). llama-2-7b
+    at bf16 under [1 MiB, 25 MiB]: lm_head's 262 MB alone, each layer's 7 matrices (32 MiB
+    and 86 MiB, each past 25 MiB) one a bucket with the norms before them, the embedding's
+    262 MB last: 1 + 32 x 7 + 1 = 226 (by bytes, 13.5 GB / 25 MiB: 506)."""
+    n, size, i = 0, 0.0, 0
+    for b, count in runs:
+        for _ in range(count):
+            size += b
+            if size >= limits[min(i, len(limits) - 1)]:
+                n, size, i = n + 1, 0.0, i + 1
+    return n + (1 if size > 0 else 0)
+
+
 def rebucketed(c: Mapping, out: dict, f: float, fg: float) -> dict:
     """`out`, the collective `c` after whatif --precision scaled its bytes by `f` (its
     gradients' by `fg`) and its time by `f`, with its buckets counted again by how its
     scheme sets them (bucket_by, train_dp_comm): "bytes" (DDP's bucket_cap_mb) as many as
-    the new bytes fill (llama-2-7b bf16 -> fp32 gradients: 506 -> 1010), "elements"
+    the new bytes fill, "tensors" (DDP's, tensor by tensor: ddp_buckets) as the tensors
+    at their new width fill them (llama-2-7b bf16 -> fp32: 226 -> 226), "elements"
     (DeepSpeed's reduce_bucket_size) and "unit" (FSDP's blocks) as many as before, their
     bytes following the width; the hop latency (latency_s_each) with the count, the rest
     of the time with the bytes. A file without bucket_by: the latency x f (s36 C)."""
@@ -283,7 +312,7 @@ def rebucketed(c: Mapping, out: dict, f: float, fg: float) -> dict:
     by, n = c.get("bucket_by"), _number(c.get("buckets"))
     if t is None or n is None or n < 1:
         return out
-    if by not in ("bytes", "elements", "unit"):
+    if by not in ("bytes", "elements", "unit", "tensors"):
         if lat:
             out["latency_s_each"] = min(lat * f, out["seconds_each"])
         return out
@@ -298,6 +327,8 @@ def rebucketed(c: Mapping, out: dict, f: float, fg: float) -> dict:
             out["last_bucket_s_each"] = 0.0
     elif by == "elements" and (_number(c.get("bucket_bytes")) or 0) > 0:
         out["bucket_bytes"] = float(c["bucket_bytes"]) * f
+    elif by == "tensors" and (runs := _runs(c.get("tensor_runs"))):
+        new_n = _retensored(c, out, runs, fg)
     # each launch pays the link's hops: their count moves with the buckets'
     launches = _number(c.get("launches_each")) or n
     per = lat / launches
@@ -312,3 +343,31 @@ def rebucketed(c: Mapping, out: dict, f: float, fg: float) -> dict:
         out["last_bucket_s_each"] = min(max(0.0, last_s - per) * fg + per,
                                         out["seconds_each"])
     return out
+
+
+def _runs(value: object) -> list[tuple[float, int]] | None:
+    """Meta tensor_runs ([bytes, how many in a row], ...), None where not of that shape."""
+    if not isinstance(value, list) or not value:
+        return None
+    out = []
+    for r in value:
+        if not (isinstance(r, list) and len(r) == 2 and (_number(r[0]) or 0) > 0
+                and isinstance(r[1], int) and not isinstance(r[1], bool) and r[1] >= 1):
+            return None
+        out.append((float(r[0]), r[1]))
+    return out
+
+
+def _retensored(c: Mapping, out: dict, runs: list[tuple[float, int]], fg: float) -> int:
+    """DDP's tensor-by-tensor buckets of `c` with its gradients `fg` x as wide: their count
+    (ddp_buckets under the file's first and later limits), `out`'s tensor_runs and the
+    embedding's bucket (its own past the cap: last_bucket_bytes) set to match."""
+    cap = _number(c.get("bucket_bytes")) or 0.0
+    first = _number(c.get("first_bucket_bytes")) or cap
+    new_runs = [(b * fg, n) for b, n in runs]
+    out["tensor_runs"] = [[b, n] for b, n in new_runs]
+    last = (_number(c.get("last_bucket_bytes")) or 0.0) * fg
+    out["last_bucket_bytes"] = last if last > cap else 0.0
+    if last <= cap:
+        out["last_bucket_s_each"] = 0.0
+    return ddp_buckets(new_runs, (first, cap)) if cap > 0 else int(c["buckets"])

@@ -9,7 +9,7 @@ scalar ones, element by element, so a layout does not move when it switches betw
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -195,17 +195,28 @@ def polygons_overlap(p: Sequence, q: Sequence, tol: float = 0.0) -> bool:
     """Whether two convex polygons (corners in order) share more than a touch (`tol`
     along some axis): no edge of either separates them (separating axis theorem)."""
     for poly in (p, q):
-        for i, a in enumerate(poly):
-            b = poly[(i + 1) % len(poly)]
-            nx, ny = a[1] - b[1], b[0] - a[0]
-            norm = math.hypot(nx, ny)
-            if norm == 0:
-                continue
-            pa = [(x * nx + y * ny) / norm for x, y in p]
-            qa = [(x * nx + y * ny) / norm for x, y in q]
+        for nx, ny, norm in _edge_normals(poly):
+            pa, qa = _project(p, nx, ny, norm), _project(q, nx, ny, norm)
             if min(max(pa), max(qa)) - max(min(pa), min(qa)) <= tol:
                 return False
     return True
+
+
+def _edge_normals(poly: Sequence) -> Iterator[tuple[float, float, float]]:
+    """Each edge's normal (nx, ny) of a polygon (corners in order) and its length; an edge
+    of no length (a corner given twice) separates nothing and is passed over."""
+    for i, a in enumerate(poly):
+        b = poly[(i + 1) % len(poly)]
+        nx, ny = a[1] - b[1], b[0] - a[0]
+        norm = math.hypot(nx, ny)
+        if norm != 0:
+            yield nx, ny, norm
+
+
+def _project(points: Iterable, nx, ny, norm) -> list:
+    """The points' positions along the axis (nx, ny) of length norm: scalars, or arrays
+    where the axis (or the points) are, with the same float operations in each."""
+    return [(x * nx + y * ny) / norm for x, y in points]
 
 
 def polygon_overlaps_boxes(p: Sequence, bs: np.ndarray, tol: float = 0.0) -> np.ndarray:
@@ -222,22 +233,18 @@ def polygon_overlaps_boxes(p: Sequence, bs: np.ndarray, tol: float = 0.0) -> np.
     b = bs[fine]
     cx = (b[:, 0], b[:, 2], b[:, 2], b[:, 0])     # corners() order
     cy = (b[:, 1], b[:, 1], b[:, 3], b[:, 3])
+    q = tuple(zip(cx, cy, strict=True))            # the boxes' corners, as arrays
     keep = np.ones(len(b), dtype=bool)
     with np.errstate(divide="ignore", invalid="ignore"):
-        for i, a in enumerate(p):                  # the polygon's own edges: scalars
-            e = p[(i + 1) % len(p)]
-            nx, ny = a[1] - e[1], e[0] - a[0]
-            norm = math.hypot(nx, ny)
-            if norm == 0:
-                continue
-            pa = [(x * nx + y * ny) / norm for x, y in p]
-            qa = [(cx[k] * nx + cy[k] * ny) / norm for k in range(4)]
+        for nx, ny, norm in _edge_normals(p):     # the polygon's own edges: scalars
+            pa = _project(p, nx, ny, norm)
+            qa = _project(q, nx, ny, norm)
             keep &= ~_apart(max(pa), min(pa), qa, tol)
         for k in range(4):                         # each box's edges: arrays
             nx, ny = cy[k] - cy[(k + 1) % 4], cx[(k + 1) % 4] - cx[k]
             norm = np.hypot(nx, ny)
-            pa = [(x * nx + y * ny) / norm for x, y in p]
-            qa = [(cx[j] * nx + cy[j] * ny) / norm for j in range(4)]
+            pa = _project(p, nx, ny, norm)
+            qa = _project(q, nx, ny, norm)
             far = _apart(np.maximum.reduce(pa), np.minimum.reduce(pa), qa, tol)
             keep &= ~(far & (norm != 0))
     out[fine] = keep

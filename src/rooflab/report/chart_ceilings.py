@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import InputError
-from ..model.ceiling import Ceiling, KernelCeiling, Roof
+from ..model.ceiling import Ceiling, KernelCeiling, Roof, kernel_ceiling
 from ..model.held_unit import held_ceiling, held_unit
 from ..model.kernel import Kernel
 from ..units import fmt_rate, si
@@ -26,48 +26,61 @@ MAX_CEILINGS = 5
 STEP_DRAWN = ("fp64",)
 
 
-def _held(roof: Roof, k: Kernel) -> set[Ceiling]:
+def _held(roof: Roof, k: Kernel, unit: str | None) -> set[Ceiling]:
     """Every ceiling a kernel's FLOP are held to: its precision's, and for a mixed kernel
     each part's (ceiling.kernel_ceiling's parts). The label precision alone is the one with
     most FLOP, not the one that binds: a kernel of 1.96e12 fp64 and 4.3e12 fp16 tensor FLOP
     spends 97 % of its time at the roof on fp64, and its 228 GFLOP/s line was left out for
-    fp16 and fp8 tensor (review s26 r2 F2)."""
-    held = held_ceiling(roof, k)
+    fp16 and fp8 tensor (review s26 r2 F2). unit: held_unit(roof, k) (held_ceiling's)."""
+    held = kernel_ceiling(roof, k.flop, unit, k.precision)
     return {part.ceiling for part in held.parts} or {held.ceiling}
 
 
-def _precisions(kernels: Sequence[Kernel], roof: Roof | None = None
+def _held_units(roof: Roof, kernels: Sequence[Kernel]) -> list[str | None]:
+    """held_unit(roof, k) of each kernel, worked out once for every use of it below: it
+    reads the op kind from the kernel's name, and select_ceilings asked it three times a
+    kernel (~0.2 s of 20 000 kernels' chart; benchmarks/RESULTS.md session 37)."""
+    return [held_unit(roof, k) for k in kernels]
+
+
+def _precisions(kernels: Sequence[Kernel], units: Sequence[str | None] | None = None
                 ) -> set[tuple[str, str | None]]:
     """(precision, unit) of every kernel's label and of each part a mixed kernel has FLOP
     in, on the unit kernel_ceiling holds the part to (a tensor kernel's others: vector;
-    with a roof, a non-matrix kernel's: vector, held_unit)."""
+    with units, a roof's _held_units: a non-matrix kernel's vector, held_unit)."""
     from ..model.ceiling import _unit_of_part
 
-    return {(p, _unit_of_part(p, k.precision, held_unit(roof, k) if roof else k.unit))
-            for k in kernels
+    if units is None:
+        units = [k.unit for k in kernels]
+    return {(p, _unit_of_part(p, k.precision, unit))
+            for k, unit in zip(kernels, units, strict=True)
             for p in {k.precision, *(q for q, v in k.flop.items() if v > 0)}}
 
 
-def _steps_down(roof: Roof, kernels: Sequence[Kernel]) -> set[Ceiling]:
+def _steps_down(roof: Roof, kernels: Sequence[Kernel], units: Sequence[str | None]
+                ) -> set[Ceiling]:
     """The ceilings STEP_DRAWN kernels (or kernels' parts) would move to, by the report's
-    rule (advice_precision._lower: the same unit's fp32 for vector work)."""
+    rule (advice_precision._lower: the same unit's fp32 for vector work). units: the
+    roof's _held_units of the kernels."""
     from ..model.advice_precision import _lower
 
     out = set()
-    for precision, unit in _precisions(kernels, roof):
+    for precision, unit in _precisions(kernels, units):
         step = _lower(roof, precision, unit) if precision in STEP_DRAWN else None
         if step is not None and step[1] in roof.compute:   # not a stand-in
             out.add(step[1])
     return out
 
 
-def _auto_ceilings(roof: Roof, kernels: Sequence[Kernel]) -> tuple[Ceiling, ...]:
+def _auto_ceilings(roof: Roof, kernels: Sequence[Kernel], units: Sequence[str | None]
+                   ) -> tuple[Ceiling, ...]:
     """The default selection for a roof with many ceilings: with kernels, the ceilings they
     are judged by, fp32 beside fp64 (STEP_DRAWN) and the top float ceiling; without, the
-    fastest unit of each precision."""
+    fastest unit of each precision. units: the roof's _held_units of the kernels."""
     if kernels:
-        want = {c for k in kernels for c in _held(roof, k)}
-        want |= _steps_down(roof, kernels)
+        want = {c for k, unit in zip(kernels, units, strict=True)
+                for c in _held(roof, k, unit)}
+        want |= _steps_down(roof, kernels, units)
         top = roof.top_float_compute()
         if top.value > max(c.value for c in want):   # not a second name for the same height
             want.add(top)
@@ -85,6 +98,8 @@ def _scalar_drawn(roof: Roof, kernels: Sequence[Kernel]) -> set[Ceiling]:
     """The in-core scalar ceilings drawn by default (the CPU probe's, under the vector
     ones): with kernels, those of the kernels' precisions; without, one per height."""
     scalar = [c for c in roof.compute if c.unit == "scalar"]
+    if not scalar:   # (a GPU's roof: no pass over the kernels)
+        return set()
     if kernels:
         precisions = {p for p, _ in _precisions(kernels)}
         return {c for c in scalar if c.precision in precisions}
@@ -95,13 +110,21 @@ def _scalar_drawn(roof: Roof, kernels: Sequence[Kernel]) -> set[Ceiling]:
     return set(kept)
 
 
+def _crowded(roof: Roof) -> bool:
+    """More than MAX_CEILINGS vector and tensor ceilings: drawn with a selection."""
+    return sum(c.unit != "scalar" for c in roof.compute) > MAX_CEILINGS
+
+
 def _default_ceilings(roof: Roof, kernels: Sequence[Kernel],
-                      sweep_precision: str | None = None) -> tuple[Ceiling, ...]:
+                      sweep_precision: str | None, units: Sequence[str | None]
+                      ) -> tuple[Ceiling, ...]:
     """Every ceiling, or _auto_ceilings past MAX_CEILINGS, counting the vector and tensor
     ones; scalar ceilings as _scalar_drawn picks them (they never crowd a roof out); the
-    sweep's precision's ceiling (Roof.find_compute, the one its ridge is marked on)."""
+    sweep's precision's ceiling (Roof.find_compute, the one its ridge is marked on).
+    units: the roof's _held_units of the kernels (read where it is crowded only)."""
     others = [c for c in roof.compute if c.unit != "scalar"]
-    picked = set(others) if len(others) <= MAX_CEILINGS else set(_auto_ceilings(roof, kernels))
+    picked = (set(others) if not _crowded(roof)
+              else set(_auto_ceilings(roof, kernels, units)))
     picked |= _scalar_drawn(roof, kernels)
     swept = roof.find_compute(sweep_precision) if sweep_precision else None
     picked |= {swept} if swept is not None else set()
@@ -144,7 +167,8 @@ def select_ceilings(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (),
                 notes.append(f"{roof_label(roof)} has none of the precisions asked "
                              f"({', '.join(wanted)}); its compute ceilings are not drawn")
         else:
-            chosen = _default_ceilings(roof, kernels, sweep_precision)
+            units = _held_units(roof, kernels) if kernels and _crowded(roof) else []
+            chosen = _default_ceilings(roof, kernels, sweep_precision, units)
         # a scalar ceiling the default leaves out (_scalar_drawn: a precision no kernel
         # has, or the height of one drawn) is an in-core line under a drawn vector one:
         # not worth a warning on every plot of a probed CPU; --precision all draws it
@@ -153,7 +177,7 @@ def select_ceilings(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (),
         if left_out and not (wanted and not chosen):
             hidden += [f"{roof_label(roof)}: {c.label} {fmt_rate(c.value, c.precision)}"
                        for c in left_out]
-            why = "asked for" if wanted else (_why_auto(roof, kernels, sweep_precision)
+            why = "asked for" if wanted else (_why_auto(roof, kernels, sweep_precision, units)
                                               if kernels else "fastest unit per precision")
             notes.append(f"{roof_label(roof)}: drawn {len(chosen)} of {len(roof.compute)} "
                          f"compute ceilings ({why}); left out "
@@ -163,10 +187,10 @@ def select_ceilings(roofs: Sequence[Roof], kernels: Sequence[Kernel] = (),
     return kept, hidden, notes
 
 
-def _why_auto(roof: Roof, kernels: Sequence[Kernel], sweep_precision: str | None = None
-              ) -> str:
-    """The note's words for _auto_ceilings' choice."""
-    step = " and fp32 beside fp64" if _steps_down(roof, kernels) else ""
+def _why_auto(roof: Roof, kernels: Sequence[Kernel], sweep_precision: str | None,
+              units: Sequence[str | None]) -> str:
+    """The note's words for _auto_ceilings' choice (units: the roof's _held_units)."""
+    step = " and fp32 beside fp64" if _steps_down(roof, kernels, units) else ""
     sweep = (f", the intensity sweep's {sweep_precision}"
              if sweep_precision and roof.find_compute(sweep_precision) else "")
     return f"kernels' precisions{step}{sweep} and the top float ceiling"

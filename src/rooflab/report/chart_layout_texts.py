@@ -57,13 +57,23 @@ def with_word(name: str, word: str) -> str:
     return f"{name[:end.start()]} ({end.group(1)}, {word})"
 
 
-def point_texts(points: list[DrawnPoint], trajectory: bool) -> list[DrawnPoint]:
+def primary_points(points: list[DrawnPoint]) -> set[int]:
+    """The indices of the points that carry their kernel's name (one a kernel; its other
+    levels' points are labelled by their level)."""
+    return {i for i, p in enumerate(points) if p.label != p.level or p.kernel == p.level}
+
+
+def point_texts(points: list[DrawnPoint], trajectory: bool,
+                only: set[str] | None = None) -> list[DrawnPoint]:
     """The label each point shows: full (name, AI, FLOP/s, % of roof) for a few points, one
     line each when many (the name shortened to label_names.LABEL_CHARS: the full one is in
     the JSON, the tables and the HTML hover); a trajectory's steps as "step i" (or their
     meta step_label, e.g. "b=8") with the name on the first and the figures on the first
-    and last; extra memory levels by their level, few points only."""
-    primary = {i for i, p in enumerate(points) if p.label != p.level or p.kernel == p.level}
+    and last; extra memory levels by their level, few points only.
+    only: the kernels whose labels to word where there are many points (the rest keep the
+    text they have, none): a chart labels its 20 longest of 20 000, and wording and
+    copying every point's was ~0.3 s (chart_point_labels._worded; the same texts)."""
+    primary = primary_points(points)
     compact = len(points) > FULL_LABELS
     steps: dict[str, list[int]] = {}
     for i in sorted(primary):
@@ -71,6 +81,10 @@ def point_texts(points: list[DrawnPoint], trajectory: bool) -> list[DrawnPoint]:
     short = chart_names(points[i].kernel for i in sorted(primary))
     out = []
     for i, p in enumerate(points):
+        if compact and not p.text and (i not in primary or only is not None
+                                       and p.kernel not in only):
+            out.append(p)   # (its text is none already: the same point, not a copy)
+            continue
         if i not in primary:
             out.append(replace(p, text="" if compact else p.label))
             continue
@@ -96,7 +110,8 @@ def point_texts(points: list[DrawnPoint], trajectory: bool) -> list[DrawnPoint]:
 
 
 def above_labelled(full: list[DrawnPoint], texts: list[DrawnPoint], unlabelled: int,
-                   note: str, n: int) -> tuple[list[DrawnPoint], int, str]:
+                   note: str, n: int, named: int | None = None
+                   ) -> tuple[list[DrawnPoint], int, str]:
     """chart_point_labels._longest_labelled's (texts, unlabelled, note) with the kernels that
     have a point above their roof labelled too (full: point_texts' labels, before the n
     longest were kept): the ring says "check the counts", so the reader needs the name
@@ -104,7 +119,9 @@ def above_labelled(full: list[DrawnPoint], texts: list[DrawnPoint], unlabelled: 
     vector was ringed but, not among the 20 longest, unnamed). At most n of them, the
     largest share of the time first (review s22 r6 F2: 210 of 2 001 kernels above a
     datasheet DRAM slope were all labelled on top of `--labels 20`, and their layout took
-    minutes; the warning above the chart names every one, the note counts the rest)."""
+    minutes; the warning above the chart names every one, the note counts the rest).
+    named: how many kernels have a label in full's wording, where full words some only
+    (chart_point_labels._worded: every kernel above its roof is worded)."""
     from .chart_words import above_roof  # chart's rule, as the ring's
 
     over = {p.kernel for p in full if above_roof(p)}
@@ -122,7 +139,8 @@ def above_labelled(full: list[DrawnPoint], texts: list[DrawnPoint], unlabelled: 
     kept = set(ranked[:n]) if n > 0 else set(ranked)
     out = [p if p.kernel in kept else q for p, q in zip(full, texts, strict=True)]
     left = unlabelled - len(kept)
-    named = len(dict.fromkeys(p.kernel for p in full if p.text))
+    if named is None:
+        named = len(dict.fromkeys(p.kernel for p in full if p.text))
     return out, left, labelled_note(n, named, left, len(kept), len(back))
 
 

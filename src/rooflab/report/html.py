@@ -8,10 +8,8 @@ table, priorities, kernels, advice: html_page, sortable by their column heads).
 
 from __future__ import annotations
 
-import gc
 import html
 from collections.abc import Sequence
-from contextlib import contextmanager
 
 from ..hardware.profile import MachineProfile
 from ..model.analysis import Analysis
@@ -19,6 +17,7 @@ from ..model.diagnose import Diagnosis, diagnose
 from ..model.dies import kind_words
 from .chart_parts import RooflineDisplay
 from .chart_words import REAL_TRAFFIC_LEGEND, REAL_TRAFFIC_STYLE, caveats, memory_ops
+from .frozen_heap import long_lived as _long_lived
 from .html_access import TOGGLES_CSS, TOGGLES_SCRIPT
 from .html_colors import COLOR_SCHEME_META, DARK_CSS, DARK_SCRIPT, LIGHT_PANEL_CSS
 from .html_figure import chart_display, chart_left_out, figure
@@ -65,27 +64,9 @@ def html_report(analysis: Analysis, profile: MachineProfile | None = None, title
     size_by, min_share: the chart's markers and kernels (chart.roofline_data); the
     tables keep every kernel. diags: the analysis's diagnoses where the caller has them
     (`rooflab report` prints them too: diagnosing 20 000 kernels costs seconds)."""
+    # (_long_lived: the name the tests and benchmarks/report_chart_speed.py swap for a no-op)
     with _long_lived():
         return _page(analysis, profile, title, top, size_by, min_share, diags)
-
-
-@contextmanager
-def _long_lived():
-    """The objects alive as the page starts (the kernels, their analysis and diagnoses:
-    ~210 000 containers at 20 000 kernels) kept out of the cyclic collector's passes while
-    it is built, then handed back (gc.freeze, gc.unfreeze): each full pass walked all of
-    them, 0.05-0.15 s a pass, several a page, for no garbage (the collector's time in
-    `report -o x.html` at 20 000 kernels: ~0.95 -> ~0.6 s CPU; benchmarks/RESULTS.md
-    session 36 helper P). The page's own garbage is still collected. Left as it is where
-    the caller froze its heap or paused the collector itself."""
-    if gc.get_freeze_count() or not gc.isenabled():
-        yield
-        return
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
 
 
 def _page(analysis: Analysis, profile: MachineProfile | None, title: str, top: int,

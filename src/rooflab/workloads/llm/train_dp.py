@@ -76,9 +76,10 @@ class DPResult:
     width: int = 2            # bytes per gradient element (2 mixed precision, 4 fp32;
     #                           --grad-dtype's)
     accumulate: int = 1       # micro-batches per optimizer step: a window is one's
-    # (stage, bytes each device sends, seconds) of every ZeRO stage at this N: what
-    # `rooflab report` prices a stage move with (model/advice_comm.py)
-    stages: tuple[tuple[int, float, float], ...] = ()
+    # (stage, bytes each device sends, seconds, hop rounds) of every ZeRO stage at this N:
+    # what `rooflab report` prices a stage move with (model/advice_comm.py), and what
+    # whatif --hardware re-times each stage's hop latency from (Collective.hop_rounds)
+    stages: tuple[tuple[int, float, float, int], ...] = ()
     # the ranks the ring runs over: n x dies where a device is a package of several (an
     # MI250X without --tp: 2 ranks each, with_dp); 0: n
     ranks: int = 0
@@ -109,6 +110,7 @@ def with_dp(r, link: Link, overlap: bool = True, bucket_mb: float | None = None)
     runs inside it; `bucket_mb`: --bucket-mb (default each scheme's: train_dp_comm)."""
     from dataclasses import replace
 
+    from .grad_tensors import ready_order
     from .params import count_params, norm_params
     from .train_tp import device_config
 
@@ -127,13 +129,16 @@ def with_dp(r, link: Link, overlap: bool = True, bucket_mb: float | None = None)
     # untied lm_head)
     root = counted.embedding + counted.lm_head + norm_params(dev)
 
+    tensors = ready_order(dev)    # DDP buckets them one by one (grad_tensors.py)
+
     def at(stage: int) -> tuple[Collective, ...]:
         return dp_collectives(params, st.width, ranks, stage, st.accumulate, link,
                               forward_s, backward_s, st.grad_width, counted.embedding, root,
-                              layers=dev.layers, bucket_mb=bucket_mb)
+                              layers=dev.layers, bucket_mb=bucket_mb, tensors=tensors)
 
-    stages = tuple((k, sum(c.sent * c.calls for c in at(k)),
-                    sum(c.seconds * c.calls for c in at(k))) for k in ZERO_STAGES)
+    stages = tuple((k, sum(c.sent * c.calls for c in cs), sum(c.seconds * c.calls for c in cs),
+                    sum(c.hop_rounds * c.calls for c in cs))
+                   for k, cs in ((k, at(k)) for k in ZERO_STAGES))
     return replace(r, dp=DPResult(st.dp_devices, st.zero, overlap, link, at(st.zero),
                                   st.grad_width, st.accumulate, stages, ranks))
 
@@ -208,13 +213,26 @@ def comm_kernel(dp: DPResult, batch: int = 1, storage: str | None = None):
                                          "last_bucket_bytes": c.last_bytes,
                                          "bucket_bytes": c.bucket_bytes,
                                          "bucket_by": c.bucket_by,
+                                         **tensor_fields(c),
                                          **collective_parts(c, storage, dp.width)}
                                         for c in dp.collectives],
-                        "by_zero": {str(k): {"bytes": b, "comm_s": t}
-                                    for k, b, t in dp.stages},
+                        # hop_rounds: each stage's launches in rounds of N-1 ring hops
+                        # (train_comm._stages_on prices them on another link)
+                        "by_zero": {str(k): {"bytes": b, "comm_s": t, "hop_rounds": h}
+                                    for k, b, t, h in dp.stages},
                         "model": "ring collectives: " + ", ".join(
                             f"{c.name} ({c.kind}) x {c.calls}" for c in dp.collectives),
                         "note": comm_note(dp)})
+
+
+def tensor_fields(c: Collective) -> dict:
+    """DDP's tensor-by-tensor buckets as whatif --precision counts them again
+    (model/train_comm.rebucketed): the gradients' [bytes, how many in a row] in ready order
+    and the first bucket's limit; {} for a collective bucketed otherwise."""
+    if not c.tensor_runs:
+        return {}
+    return {"tensor_runs": [[b, n] for b, n in c.tensor_runs],
+            "first_bucket_bytes": c.first_bucket_bytes}
 
 
 def collective_parts(c: Collective, storage: str | None, grad_width: float) -> dict:

@@ -16,7 +16,8 @@ fully_shard: the root's reshard_after_forward is False), so its backward gathers
 
 Granularity, per scheme (each bucket a collective of its own, paying the ring's hops):
   * --zero 0, PyTorch DDP: buckets of bucket_cap_mb = 25 MiB of gradient bytes (Li et al.
-    2020, "PyTorch Distributed", sec. 3.2.3); llama-2-7b: 13.5 GB in 506 buckets.
+    2020, "PyTorch Distributed", sec. 3.2.3), filled tensor by tensor, the first to 1 MiB
+    (grad_tensors.py); llama-2-7b: 13.5 GB in 226 buckets (506 by bytes alone).
   * --zero 1/2, DeepSpeed: reduce_bucket_size = 5e8 elements for the gradients' reduction
     and allgather_bucket_size = 5e8 elements for the weights' all-gather after the
     optimizer step (deepspeed/runtime/zero/config.py defaults): 1 GB at bf16, so
@@ -43,12 +44,16 @@ after the optimizer step (stages 1, 2) has nothing to hide under. Pure: no I/O.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ...model.comm_link import Link, ring_hops
-from ...model.train_comm import bucket_exposed_s
+from ...model.train_comm import bucket_exposed_s, ddp_buckets
 
 BUCKET_BYTES = 25 * 2**20     # PyTorch DDP's bucket_cap_mb = 25 (MiB)
+# torch.distributed._DEFAULT_FIRST_BUCKET_BYTES: the limit of DDP's first bucket, the
+# first gradients ready, unless bucket_cap_mb is given (grad_tensors.py)
+FIRST_BUCKET_BYTES = 2**20
 # DeepSpeed ZeRO-1/2's reduce_bucket_size and allgather_bucket_size, in elements
 DEEPSPEED_BUCKET_ELEMENTS = 500_000_000
 BUCKET_SOURCES = {
@@ -56,7 +61,11 @@ BUCKET_SOURCES = {
     "elements": "DeepSpeed zero_optimization reduce_bucket_size = allgather_bucket_size "
                 "= 5e8 elements (deepspeed/runtime/zero/config.py)",
     "unit": "PyTorch FSDP transformer_auto_wrap_policy: one unit per transformer block "
-            "and the root unit"}
+            "and the root unit",
+    "tensors": "PyTorch DDP bucket_cap_mb = 25 MiB, filled tensor by tensor in the "
+               "gradients' ready order, the first bucket to _DEFAULT_FIRST_BUCKET_BYTES = "
+               "1 MiB (torch/csrc/distributed/c10d/reducer.cpp "
+               "compute_bucket_assignment_by_size, Reducer::rebuild_buckets)"}
 
 
 def ring_s(link: Link, nbytes: float, n: int, kind: str) -> float:
@@ -106,11 +115,19 @@ class Collective:
     bucket_by: str = "bytes"
     units: int = 0
     weight_bytes: float = -1.0   # of nbytes, the weights' (FSDP's backward); -1: by kind
+    # DDP's buckets filled tensor by tensor (bucket_by "tensors"): the gradients' (bytes,
+    # how many in a row) in ready order, the first bucket's limit, and the count
+    # ddp_buckets gives (grad_tensors.py); (), 0: by bytes
+    tensor_runs: tuple[tuple[float, int], ...] = ()
+    first_bucket_bytes: float = 0.0
+    tensor_buckets: int = 0
 
     @property
     def buckets(self) -> int:
         if self.units > 0:
             return self.units
+        if self.tensor_buckets > 0:
+            return self.tensor_buckets
         if self.last_bytes > 0:
             return 1 + max(1, math.ceil((self.nbytes - self.last_bytes) / self.bucket_bytes))
         return max(1, math.ceil(self.nbytes / self.bucket_bytes))
@@ -122,6 +139,13 @@ class Collective:
         if self.kind == "all-gather + reduce-scatter":
             return 2 * self.buckets - (1 if self.last_bytes > 0 else 0)
         return self.buckets
+
+    @property
+    def hop_rounds(self) -> int:
+        """Per call, the hops its launches pay in rounds of N-1 (an all-reduce launch two,
+        a reduce-scatter or all-gather one): what whatif prices a ZeRO stage's hop latency
+        with on another link, whose file had none to scale (model/train_comm._stages_on)."""
+        return self.launches * (2 if self.kind == "all-reduce" else 1)
 
     def exposed_s(self, overlap: bool) -> float:
         """Per call: what is left after its window (module docstring's bucket rule; one
@@ -141,17 +165,31 @@ def bucket_cap(zero: int, width: float, bucket_mb: float | None = None) -> tuple
     return DEEPSPEED_BUCKET_ELEMENTS * width, "elements"
 
 
+def tensor_runs(elements: Sequence[int], width: float) -> tuple[tuple[float, int], ...]:
+    """Tensors of `elements` each at `width` bytes as (bytes, how many in a row)."""
+    out: list[list] = []
+    for e in elements:
+        if out and out[-1][0] == e * width:
+            out[-1][1] += 1
+        else:
+            out.append([e * width, 1])
+    return tuple((float(b), int(c)) for b, c in out)
+
+
 def dp_collectives(params: int, width: int, n: int, zero: int, accumulate: int, link: Link,
                    forward_s: float, backward_s: float, grad_width: int | None = None,
                    embedding_params: int = 0, root_params: int = 0, layers: int = 0,
-                   bucket_mb: float | None = None) -> tuple[Collective, ...]:
+                   bucket_mb: float | None = None, tensors: Sequence[int] = ()
+                   ) -> tuple[Collective, ...]:
     """The collectives of one optimizer step (module docstring); forward_s and backward_s:
     one micro-batch's forward and backward (with its recompute) on the device, the windows
     they hide under. The gradients move at `grad_width` bytes each (--grad-dtype; default
     `width`), the weights ZeRO all-gathers at `width` (the --dtype copy the step runs on).
     `embedding_params`: the input embedding's (its gradient's bucket, reduced last);
     `root_params`: FSDP's root unit's under --zero 3 (default the embedding's), `layers`
-    its block units (0: 25 MB pieces); `bucket_mb`: --bucket-mb."""
+    its block units (0: 25 MB pieces); `bucket_mb`: --bucket-mb; `tensors`: the element
+    counts of the parameter tensors in ready order (grad_tensors.ready_order), which DDP
+    buckets one by one (() : by bytes)."""
     g_width = width if grad_width is None else grad_width
     size, grads = width * params, g_width * params
     windows = {"forward": forward_s, "backward": backward_s, "none": 0.0}
@@ -163,10 +201,12 @@ def dp_collectives(params: int, width: int, n: int, zero: int, accumulate: int, 
         # bucket, which the equal-share rule already leaves exposed
         tail = g_width * embedding_params if b is grads else 0.0
         tail = tail if tail > cap else 0.0
-        return launched(Collective(name, kind, b, calls, ring_s(link, b, n, kind),
-                                   windows[window], sent_bytes(b, n, kind), window, tail,
-                                   min(ring_s(link, tail, n, kind), ring_s(link, b, n, kind)),
-                                   bucket_bytes=cap, bucket_by=by), link, n)
+        c = Collective(name, kind, b, calls, ring_s(link, b, n, kind), windows[window],
+                       sent_bytes(b, n, kind), window, tail,
+                       min(ring_s(link, tail, n, kind), ring_s(link, b, n, kind)),
+                       bucket_bytes=cap, bucket_by=by)
+        return launched(by_tensor(c, tensors, g_width, bucket_mb) if zero == 0 else c,
+                        link, n)
 
     if zero == 0:
         return (one("allreduce.grads", "all-reduce", 1, "backward"),)
@@ -177,6 +217,19 @@ def dp_collectives(params: int, width: int, n: int, zero: int, accumulate: int, 
     root = root_params or embedding_params
     return fsdp_collectives(size, grads, n, accumulate, link, (forward_s, backward_s),
                             width * root, g_width * root, layers)
+
+
+def by_tensor(c: Collective, tensors: Sequence[int], width: float,
+              bucket_mb: float | None) -> Collective:
+    """DDP's all-reduce `c` bucketed tensor by tensor (ddp_buckets): the first bucket's
+    limit 1 MiB, or under --bucket-mb its cap (torch passes bucket_cap_mb for both when
+    it is given); c as it is without the tensors."""
+    if not tensors:
+        return c
+    runs = tensor_runs(tensors, width)
+    first = c.bucket_bytes if bucket_mb else FIRST_BUCKET_BYTES
+    return replace(c, bucket_by="tensors", tensor_runs=runs, first_bucket_bytes=first,
+                   tensor_buckets=ddp_buckets(runs, (first, c.bucket_bytes)))
 
 
 def fsdp_collectives(size: float, grads: float, n: int, accumulate: int, link: Link,
@@ -210,8 +263,8 @@ def fsdp_collectives(size: float, grads: float, n: int, accumulate: int, link: L
 
 def launched(c: Collective, link: Link, n: int) -> Collective:
     """c with the hops paid per launch (Collective.launches; ring_s counted one, FSDP's
-    backward two): llama-2-7b --dp 4 --hop-latency-us 10, DDP's 506 buckets x 6 hops x
-    10 us = 30.4 ms, not 60 us."""
+    backward two): llama-2-7b --dp 4 --hop-latency-us 10, DDP's 226 buckets x 6 hops x
+    10 us = 13.6 ms, not 60 us."""
     if link.hop_latency_s <= 0 or n <= 1 or c.nbytes <= 0:
         return c
     each = (ring_hops(n) if c.kind == "all-reduce" else ring_hops(n) // 2) \
