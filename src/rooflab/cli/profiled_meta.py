@@ -27,8 +27,10 @@ from ..model.kernel import Kernel
 # F3: read back, the two runs were pooled, 100 % / 100 % became 54 % / 46 %). device: the
 # name the profiler recorded, so that read back another GPU's roof is still seen as such
 # and not scaled to this GPU's clock (review s26 v2 F6: 23 % on L4's roof, not 18 %).
+# occupancy_rocprof: rocprofv3's own OccupancyPercent (measured), kept beside rooflab's
+# occupancy_achieved, which occupancy_from names; without the column the CSV lost it (s37 H).
 PLAIN = ("step", "step_index", "source", "grid", "block", "sms", "sms_source",
-         "occupancy_theoretical", "occupancy_achieved", "occupancy_limiter",
+         "occupancy_theoretical", "occupancy_achieved", "occupancy_rocprof", "occupancy_limiter",
          "occupancy_limit_blocks", "workgroup_size", "wave_size", "occupancy_from",
          "sm_clock_hz", "cc", "device")
 

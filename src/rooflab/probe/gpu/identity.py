@@ -54,6 +54,12 @@ def parse_torch_device(device: str) -> tuple[str, int | None]:
     return m.group(1), (int(m.group(2)) if m.group(2) is not None else None)
 
 
+# How to go on without a GPU, said by both verbs that open one: `rooflab bench --device
+# cuda` was told to "probe the CPU with `rooflab probe`", another verb than the one it ran
+# (s37 H); both measure the CPU when --device is left out.
+CPU_INSTEAD = "or measure the CPU instead: leave out --device (`rooflab probe`, `rooflab bench`)"
+
+
 def open_device(torch, device: str):
     """The torch.device to probe, or DeviceError saying why it cannot be used."""
     kind, index = parse_torch_device(device)
@@ -64,13 +70,13 @@ def open_device(torch, device: str):
             "no GPU is visible (torch.cuda.is_available() is False) to this ROCm build of "
             f"PyTorch (HIP {hip_version(torch)}). Check `rocm-smi` or `amd-smi list`, that "
             "you are in the video and render groups, and HIP_VISIBLE_DEVICES / "
-            "ROCR_VISIBLE_DEVICES, or probe the CPU with `rooflab probe`")
+            f"ROCR_VISIBLE_DEVICES, {CPU_INSTEAD}")
     if not torch.cuda.is_available():
         build = torch.version.cuda or "none (a CPU-only build of PyTorch)"
         raise DeviceError(
             "no CUDA device is visible (torch.cuda.is_available() is False); PyTorch's CUDA "
             f"version is {build}. Check `nvidia-smi`, the driver and CUDA_VISIBLE_DEVICES, "
-            "install a CUDA build of PyTorch, or probe the CPU with `rooflab probe`")
+            f"install a CUDA build of PyTorch, {CPU_INSTEAD}")
     count = torch.cuda.device_count()
     index = torch.cuda.current_device() if index is None else index
     if index >= count:
