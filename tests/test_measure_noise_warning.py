@@ -70,7 +70,9 @@ def test_a_number_of_flop_on_fp64_arrays_says_it_counts_as_fp32():
         warnings.simplefilter("error")
         warnings.simplefilter("ignore", rooflab.measuring.TimingWarning)   # a 1 µs single run
         step(x)                                          # said once, at the first call
-    assert step.kernel.calls == 2
+    # both calls ran and were kept as samples; .calls may count one where a loaded machine
+    # made the first (warning) call slow enough to be left out as a warm-up (CI, s37)
+    assert len(step.kernel.meta["raw_samples"]) == 2
 
 
 def test_bench_on_a_missing_gpu_names_the_cli_flag(tmp_path, capsys):

@@ -7,9 +7,10 @@ Hand figures (llama-2-7b, --batch 1 --seq 4096):
     onto an H100 SXM (its bf16 tensor P) the speed-up per rank is P / 191.5e12 (5.17x),
     not P / 383e12 (2.58x), like for like: both are datasheet figures (the die's / 2).
   --dp 4 (8 ranks): the all-reduce sends 2 x 7/8 x 13,476,831,232 B = 23,584,454,656 B on
-    the 50 GB/s inter-package xGMI hop: 471.7 ms, of which the file's exposed part (10.1 ms:
-    the last of 505 equal buckets, 0.916 ms, and the embedding's gradient bucket after the
-    backward, 2 x 7/8 x 262,144,000 B / 50 GB/s = 9.18 ms, s35 M; 916 us before) is
+    the 50 GB/s inter-package xGMI hop: 471.7 ms, of which the file's exposed part
+    (11.2 ms since s37: the last of 225 tensor-filled buckets, 2.06 ms (505 equal ones,
+    0.916 ms, before), and the embedding's gradient bucket after the backward,
+    2 x 7/8 x 262,144,000 B / 50 GB/s = 9.18 ms, s35 M; 916 us before) is
     counted; on the package's faster backward 151 ms read exposed.
   --dp 1 (the package's 2 dies): 2 x 1/2 x 13,476,831,232 B / 200 GB/s (4 die links) =
     67.38 ms, as train says; whatif read 270 ms (a ring of 2 packages' 50 GB/s hop).
@@ -63,7 +64,7 @@ def test_work_floors_are_one_die_s(files, capsys):
     assert gate["before_floor_s"] == pytest.approx(GATE_FLOP / DIE_BF16, rel=1e-9)  # 61.7 ms
     comm = _move(doc, "comm.allreduce")
     assert comm["before_floor_s"] == pytest.approx(2 * 7 / 8 * G / 50e9, rel=1e-9)  # 472 ms
-    # the exposed part train's step floor counts (10.1 ms), not the package's 151 ms
+    # the exposed part train's step floor counts (11.2 ms since s37), not the package's 151 ms
     assert comm["before_exposed_s"] == pytest.approx(train["train"]["dp"]["exposed_s"],
                                                      rel=1e-6)
     assert doc["total_before_floor_s"] == pytest.approx(train["train"]["floor_s"], rel=1e-6)

@@ -157,7 +157,9 @@ def refuse_other_board(ix: Any, text: str, q: frozenset[str]) -> None:
     name = _family_name(family)
     board = " ".join(_BOARD_WORDS[b] for b in sorted(boards))
     boards_there = ", ".join(short_name(d.name) for d in family)
-    meant = [d for d in family for b in boards if SOLD_AS.get(b) in ix._own[d.name]]
+    # one board word only: 'h200 sxm pcie' names two boards, and its SXM is there (s37 R)
+    meant = [d for d in family for b in boards
+             if len(boards) == 1 and SOLD_AS.get(b) in ix._own[d.name]]
     if meant:
         seller = getattr(meant[0], "vendor", "") or "its maker"
         raise HardwareNotFound(

@@ -218,8 +218,13 @@ def _perf_failed(lines: list[str], path: str) -> ParseError | None:
                               line=n)
         if said == "Error:" and any("perf_event" in x for x in lines[n:n + 4]):
             why = next(x.strip() for x in lines[n:n + 4] if x.strip())
-            return ParseError(f"perf stat stopped before counting: {why[:120]} (see "
-                              f"/proc/sys/kernel/perf_event_paranoid, or run as root)",
+            # 'sys_perf_event_open() ... 22 (Invalid argument) for event (X)' is an event
+            # the CPU cannot count, not a refusal: no paranoid hint there (s37 R)
+            refused = any("paranoid" in x or "ermission" in x for x in lines[n:n + 4])
+            fix = ("see /proc/sys/kernel/perf_event_paranoid, or run as root" if refused
+                   else "an event this machine cannot count: `perf list` names those it "
+                   "has; fix -e and re-run")
+            return ParseError(f"perf stat stopped before counting: {why[:120]} ({fix})",
                               path=path, line=n)
     return None
 
