@@ -60,17 +60,22 @@ def test_a_failed_stage_and_a_skipped_precision_are_rows_of_the_table(
     assert "bf16" in precisions and "fp8" not in precisions
 
 
-def test_checks_that_raise_still_print_the_table(tmp_path, monkeypatch, capsys):
-    """checks() raising KeyError('nominal_checks') on an unexpected profile: the table (its
-    header, the ceilings) still comes, with the failure as its last row before the total."""
+def _run_raising(tmp_path, monkeypatch, capsys, step: str, error: Exception):
+    """The dry run with gpu_check's `step` raising `error`: (exit code, output lines)."""
     pytest.importorskip("torch")
-    gc = load_gpu_check("gpu_check_s37f_checks")
+    gc = load_gpu_check(f"gpu_check_s37f_{step}")
     tiny_cpu_sizes(monkeypatch)
 
     def boom(*a, **k):
-        raise KeyError("nominal_checks")
-    monkeypatch.setattr(gc, "checks", boom)
-    rc, out = _run(gc, tmp_path, capsys)
+        raise error
+    monkeypatch.setattr(gc, step, boom)
+    return _run(gc, tmp_path, capsys)
+
+
+def test_checks_that_raise_still_print_the_table(tmp_path, monkeypatch, capsys):
+    """checks() raising KeyError('nominal_checks') on an unexpected profile: the table (its
+    header, the ceilings) still comes, with the failure as its last row before the total."""
+    rc, out = _run_raising(tmp_path, monkeypatch, capsys, "checks", KeyError("nominal_checks"))
     assert rc == 1
     assert out[-1].startswith("total ")
     assert "[FAIL] stage failed: checks: KeyError: 'nominal_checks'" in out[-3:]
@@ -84,14 +89,7 @@ def test_a_table_that_raises_leaves_the_verdicts_last(tmp_path, monkeypatch, cap
     """table() raising ValueError('bad width'): the plain table lists every verdict (the
     H200 copy target reads n/a on the CPU device), then the table's failure, then the
     total."""
-    pytest.importorskip("torch")
-    gc = load_gpu_check("gpu_check_s37f_table")
-    tiny_cpu_sizes(monkeypatch)
-
-    def boom(*a, **k):
-        raise ValueError("bad width")
-    monkeypatch.setattr(gc, "table", boom)
-    rc, out = _run(gc, tmp_path, capsys)
+    rc, out = _run_raising(tmp_path, monkeypatch, capsys, "table", ValueError("bad width"))
     assert rc == 1
     assert out[-1].startswith("total ")
     assert out[-2] == "[FAIL] stage failed: table: ValueError: bad width"

@@ -36,9 +36,9 @@ def record_dispatch(m, occupancy: dict) -> None:
         occupancy.setdefault(PCT, []).append(pct)
     shape = dispatch_shape(m)
     if shape is not None:
-        seen = occupancy.setdefault(SHAPES, [])
-        if shape not in seen:
-            seen.append(shape)
+        # a dict as an ordered set: a dynamic-shape file has a grid a dispatch, and a list's
+        # `in` made that quadratic
+        occupancy.setdefault(SHAPES, {})[shape] = None
 
 
 def dispatch_occupancy(groups, gpu: str | None, lim: CuLimits | None) -> None:
