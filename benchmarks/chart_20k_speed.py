@@ -13,7 +13,11 @@ to be the same bytes (the PNG; the page with its file name swapped): a speed-up 
 changes the chart is a bug.
 
     python benchmarks/chart_20k_speed.py [--kernels 20000] [--repeat 3]
-        [--verbs plot,html] [--old DIR] [--on T4]
+        [--verbs plot,html] [--old DIR] [--on T4] [--mixed]
+
+--mixed (session 38): each kernel's FLOP are fp16 with a ninth as many again in fp32, one
+mix for all (a profiler's export of one mixed-precision GEMM launched 20 000 times): every
+kernel is held to one weighted ceiling, which the chart draws once for them all.
 """
 
 from __future__ import annotations
@@ -91,6 +95,24 @@ def case(verb: str, n: int, path: str, tmp: str, old_src: str, repeat: int, on: 
           f"  {'same bytes' if same else 'OUTPUT DIFFERS'}", flush=True)
 
 
+def _mixed_file(tmp: str, n: int, roof) -> str:
+    """scale_speed's n kernels, each with its fp32 FLOP as fp16 and a ninth more as fp32
+    (the same share in each, so one weighted ceiling holds them all)."""
+    import json
+    from dataclasses import replace
+
+    from scale_speed import spread_kernels
+
+    from rooflab.model.schema import kernel_to_dict
+
+    kernels = [replace(k, flop={"fp16": k.flop["fp32"], "fp32": k.flop["fp32"] / 9})
+               for k in spread_kernels(n, roof)]
+    path = os.path.join(tmp, f"mixed{n}.json")
+    with open(path, "w") as f:
+        json.dump({"schema_version": 1, "kernels": [kernel_to_dict(k) for k in kernels]}, f)
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kernels", default="20000")
@@ -99,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--old", default=None, help="a tree holding src/rooflab (default: "
                                                  "git archive HEAD src)")
     ap.add_argument("--on", default="T4")
+    ap.add_argument("--mixed", action="store_true",
+                    help="fp16 + a ninth as much fp32 in every kernel (one weighted ceiling)")
     a = ap.parse_args(argv)
     sys.path[:0] = [SRC, HERE]
     from scale_speed import _kernel_file
@@ -112,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         old_src = os.path.join(a.old, "src") if a.old else old_tree(tmp)
         for n in (int(x) for x in a.kernels.split(",") if x):
-            path = _kernel_file(tmp, n, roof)
+            path = _mixed_file(tmp, n, roof) if a.mixed else _kernel_file(tmp, n, roof)
             for verb in (v for v in a.verbs.split(",") if v):
                 case(verb, n, path, tmp, old_src, a.repeat, a.on)
     return 0

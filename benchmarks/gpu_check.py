@@ -23,6 +23,10 @@
    (>= 0.4 x L2, >= 3 sets, >= 1.8 x the DRAM copy), the probe within its time budget,
    the reference kernels' best calls <= 105 % of the roof;
 6. if the probe itself fails, still times the reference kernels and prints them last;
+   if a step lost the CUDA context (a sticky error: a synchronize after it fails too),
+   runs itself once more in a fresh process without that step, within what is left of
+   HANG_EXIT_S (gpu_check_retry.py): its table, printed last, says "CUDA context lost in
+   X; re-ran without it in a fresh process", its JSON keeps the first try as first_try;
 7. writes OUTDIR/gpu_check.json (rewritten after every stage, so a run cut short still
    leaves what it measured), OUTDIR/profile.json and OUTDIR/roofline.png, and prints the
    table last (the device tool returns the output's tail), a FAIL row for each step that
@@ -30,8 +34,9 @@
 
 Exit status 0 when every check passes (checks that do not apply say "n/a"), 1 otherwise.
 Imports only what the device machine has (torch, triton, numpy, matplotlib; not plotly).
-Its checks and table live in gpu_check_report.py, its reference kernels and chart in
-gpu_check_refs.py, the dry run's Triton rehearsal in gpu_rehearsal.py (beside it).
+Beside it: its checks and table (gpu_check_report.py), reference kernels and chart
+(gpu_check_refs.py), Triton preflight and kernel checks (gpu_check_triton.py), re-run
+(gpu_check_retry.py), and the dry run's Triton rehearsal (gpu_rehearsal.py).
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ except ImportError:  # run from the source tree without PYTHONPATH
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import gpu_check_retry as retry  # noqa: E402
 from gpu_check_refs import draw, log, reference_sizes, time_references  # noqa: E402, F401
 from gpu_check_report import (  # noqa: E402, F401 — the names the tests read from here
     L2_CHECK,
@@ -71,9 +77,11 @@ from gpu_check_report import (  # noqa: E402, F401 — the names the tests read 
     table,
     unplaced,
 )
+from gpu_check_triton import triton_checks  # noqa: E402
 
 from rooflab.files import write_json  # noqa: E402
 from rooflab.hardware.profile import profile_to_dict, save_profile  # noqa: E402
+from rooflab.probe.gpu.lost_context import context_lost  # noqa: E402
 from rooflab.units import fmt_fraction  # noqa: E402
 
 # One device run gets about four minutes: the whole check stays under TOTAL_BUDGET_S, so a
@@ -157,43 +165,6 @@ def cli_runs(device: str, outdir: Path, cold_s: float | None, warm_s: float | No
             "cold": cold}
 
 
-def launcher_problems(environ, which, include_dir: str) -> list[str]:
-    """What Triton lacks to build its launcher module on first use (triton/runtime/build.py:
-    a C compiler, $CC or cc/gcc/clang, and Python.h): [] when both are there."""
-    problems = []
-    cc = environ.get("CC")
-    if not (which(cc) if cc else any(which(c) for c in ("cc", "gcc", "clang"))):
-        problems.append(f"no C compiler ({'$CC=' + cc if cc else 'cc, gcc, clang'} not found)")
-    if not (Path(include_dir) / "Python.h").exists():
-        problems.append(f"no Python headers ({include_dir}/Python.h missing)")
-    return problems
-
-
-def preflight(torch, dev) -> list[str]:
-    """Before anything is timed (review 14a #12): Triton can build its launcher and run one
-    empty kernel on the device. [] when it can."""
-    import os
-    import shutil
-    import sysconfig
-
-    problems = launcher_problems(os.environ, shutil.which, sysconfig.get_paths()["include"])
-    try:
-        from rooflab.probe.gpu.kernels import launch_empty
-
-        launch_empty(torch.empty(1, device=dev))
-        if dev.type == "cuda":   # the interpreter (CPU rehearsal) has finished on return
-            torch.cuda.synchronize(dev)
-    except Exception as exc:  # noqa: BLE001 — said in one line, the rest still runs
-        problems.append(f"one empty Triton kernel failed: {type(exc).__name__}: "
-                        f"{str(exc).splitlines()[0][:200] if str(exc) else ''}")
-    return problems
-
-
-PREFLIGHT_LINE = ("PREFLIGHT FAILED: Triton cannot build or launch a kernel on this machine "
-                  "({}): the Triton figures (vector FMA, Triton copy, the sweep) and the L2 "
-                  "check will fail; the torch figures still run")
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("outdir", type=Path)
@@ -203,20 +174,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cli", action=argparse.BooleanOptionalAction, default=None,
                     help="also run `rooflab probe --quick` in a fresh process (default: on CUDA)")
     args = ap.parse_args(argv)
-    _arm_watchdog()
+    # A re-run after a lost CUDA context (gpu_check_retry.py) has what its parent left.
+    args.argv, args.retry = list(sys.argv[1:] if argv is None else argv), retry.retry_state()
+    args.total_s, args.hang_s = retry.child_bounds(args.retry, TOTAL_BUDGET_S, HANG_EXIT_S)
+    _arm_watchdog(args.hang_s)
     try:
         return _check(args)
     finally:
         faulthandler.cancel_dump_traceback_later()
 
 
-def _arm_watchdog() -> None:
+def _arm_watchdog(hang_s: float) -> None:
     """faulthandler needs a file descriptor: stderr's, else the process's (pytest's has none)."""
     import io
 
     for stream in (sys.stderr, sys.__stderr__):
         try:
-            faulthandler.dump_traceback_later(HANG_EXIT_S, exit=True, file=stream)
+            faulthandler.dump_traceback_later(hang_s, exit=True, file=stream)
             return
         except (AttributeError, ValueError, io.UnsupportedOperation):
             continue
@@ -252,6 +226,8 @@ def _check(args) -> int:
         torch.cuda.set_device(dev)   # events, Triton launches and measure() use this device
     args.outdir.mkdir(parents=True, exist_ok=True)
     report: dict = {"device": args.device, "mode": mode, "errors": {}}
+    if args.retry:   # the first try's report, before this one replaces it
+        report.update(retry=args.retry, first_try=retry.first_try(args.outdir))
     problems = None
     rehearse = False
     if dev.type == "cpu" and (rehearsal := _rehearsal().start(torch, dev)) is not None:
@@ -260,20 +236,11 @@ def _check(args) -> int:
         report["rehearsal"], rehearse = rehearsal, rehearsal["triton"]
         if rehearsal.get("why"):
             print(rehearsal["why"], flush=True)
-    if dev.type == "cuda" or rehearse:
-        report["preflight"] = preflight(torch, dev)
-        if report["preflight"]:
-            print(PREFLIGHT_LINE.format("; ".join(report["preflight"])), flush=True)
-        try:
-            from rooflab.probe.gpu.kernels import check_kernels
-
-            problems = check_kernels(torch, dev)
-        except Exception as exc:  # noqa: BLE001 — Triton missing or failing: say so, go on
-            problems = [f"{type(exc).__name__}: {exc}"]
-            report["errors"]["check_kernels"] = traceback.format_exc()
-        report["kernel_problems"] = problems
-        report["int8_gemm_check"] = int8_gemm_check(torch, dev)
+    if (dev.type == "cuda" or rehearse) and not retry.triton_off():
+        problems, lost = triton_checks(torch, dev, report)
         _save(args.outdir, report)
+        if lost:
+            return _after_lost(args, report, *lost, started)
     t0 = time.perf_counter()
     try:
         if rehearse:
@@ -283,8 +250,14 @@ def _check(args) -> int:
         else:
             profile = probe_gpu(args.device, mode, progress=lambda s, f: log(
                 f"[{fmt_fraction(f):>5}] {s}"))
-    except Exception:  # noqa: BLE001 — keep what is known for the next try
+    except Exception as exc:  # noqa: BLE001 — keep what is known for the next try
         report["errors"]["probe"] = traceback.format_exc()
+        if (line := context_lost(torch, dev)) is not None:
+            stage = (getattr(exc, "context_lost", None) or {}).get("stage")
+            for name, tb in (getattr(exc, "stage_errors", None) or {}).items():
+                report["errors"][f"probe {name}"] = tb
+            return _after_lost(args, report, f"probe {stage}" if stage else "probe", line,
+                               started)
         _save(args.outdir, report)
         # The reference kernels need no profile: on a one-shot device run their times
         # (bf16 matmul, copy) still say what the GPU does.
@@ -303,11 +276,16 @@ def _check(args) -> int:
                            lambda: profile_to_dict(profile))
     for stage, tb in profile.extras["gpu"].get("errors", {}).items():
         report["errors"][f"probe {stage}"] = tb
+    if lost := profile.extras["gpu"].get("context_lost"):
+        return _after_lost(args, report, f"probe {lost['stage']}", lost["error"], started)
     stage_s = {"start": t0 - started, "probe": wall_probe}
     report.update(probe_wall_s=wall_probe, profile=profile_doc)
     _save(args.outdir, report)
     t1 = time.perf_counter()
-    kernels = time_references(torch, dev, mode, report["errors"])
+    # A reference that loses the CUDA context skips the rest; the chart and the CLI runs
+    # (fresh processes) need no context of this one: the run goes on, no re-run.
+    kernels = time_references(torch, dev, mode, report["errors"],
+                              skipped := report.setdefault("references_skipped", {}))
     placed = _guarded(report["errors"], "place", lambda: place(profile, kernels), [])
     stage_s["references"] = time.perf_counter() - t1
     t1 = time.perf_counter()
@@ -318,11 +296,12 @@ def _check(args) -> int:
     cli = None
     if args.cli if args.cli is not None else dev.type == "cuda":
         report.update(reference=placed, stage_s=stage_s)
-        report["cli_shares_gpu_with"] = release_device(torch, dev)
+        report["cli_shares_gpu_with"] = _guarded(report["errors"], "release device",
+                                                 lambda: release_device(torch, dev))
         _save(args.outdir, report)
         t1 = time.perf_counter()
         cli_device = "torch-cpu" if dev.type == "cpu" else str(dev)
-        cold_s, warm_s = cli_timeouts(TOTAL_BUDGET_S - (t1 - started))
+        cold_s, warm_s = cli_timeouts(args.total_s - (t1 - started))
         try:
             cli = cli_runs(cli_device, args.outdir, cold_s, warm_s)
         except Exception:  # noqa: BLE001 — the table still comes
@@ -337,7 +316,7 @@ def _check(args) -> int:
                 report["cli_cold_error"] = cli["cold"]["stderr_tail"]
         elif warm_s is None:
             report["cli_probe"] = {"skipped": f"under {MIN_CLI_S:.0f} s left of the "
-                                              f"{TOTAL_BUDGET_S:.0f} s budget"}
+                                              f"{args.total_s:.0f} s budget"}
         stage_s["cli probe"] = time.perf_counter() - t1
     results = _guarded(report["errors"], "checks",
                        lambda: checks(profile, placed, wall_probe, mode, problems, cli), [])
@@ -354,7 +333,10 @@ def _check(args) -> int:
     if (report.get("cli_probe") or {}).get("skipped"):
         results.append(("`rooflab probe --quick`", "info",
                         f"skipped: {report['cli_probe']['skipped']}"))
-    results += stage_rows(report["errors"], profile.extras["gpu"].get("skipped") or {})
+    results += stage_rows(report["errors"], {**(profile.extras["gpu"].get("skipped") or {}),
+                                             **skipped})
+    if args.retry:
+        results.insert(0, retry.lost_row(args.retry))
     wall_total = time.perf_counter() - started
     text = _guarded(report["errors"], "table",
                     lambda: table(profile, placed, results, wall_total, stage_s))
@@ -372,15 +354,34 @@ def _check(args) -> int:
     return 1 if any(s == "FAIL" for _, s, _ in results) or report["errors"] else 0
 
 
-def int8_gemm_check(torch, dev) -> dict:
-    """The Triton int8 GEMM (the second int8 method) against fp64: {"problems": [...]} when
-    it ran, {"not_run": why} when it could not compile or launch (the probe then skips it)."""
-    try:
-        from rooflab.probe.gpu.kernels import check_int8_matmul
-
-        return {"problems": check_int8_matmul(torch, dev)}
-    except Exception as exc:  # noqa: BLE001 — a second method: reported, never fatal
-        return {"not_run": f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0][:200]}"}
+def _after_lost(args, report: dict, step: str, line: str, started: float) -> int:
+    """The CUDA context is gone after `step`: the rest of this process could only fail.
+    Once, with time left, gpu_check runs again in a fresh process without that step (its
+    table comes last); else (already the re-run, or too little time) what is known."""
+    report["context_lost"] = {"step": step, "error": line}
+    _save(args.outdir, report)
+    for name, tb in report["errors"].items():
+        log(f"--- error in {name} ---\n{tb}")
+    left = args.hang_s - (time.perf_counter() - started) - retry.PARENT_MARGIN_S
+    if not args.retry and left >= retry.MIN_RETRY_S:
+        print(f"CUDA context lost in {step} ({line}): running once more without it in a "
+              f"fresh process (within {left:.0f} s)", flush=True)
+        rc = retry.rerun(args.argv, step, line, left)
+        if retry.finished(args.outdir):    # its table came last; this try failed
+            return rc or 1
+        why = f"the re-run in a fresh process ended with exit {rc} and no table" + (
+            f" (past its {left:.0f} s)" if rc == 124 else "")
+    else:
+        why = ("this is the re-run: no other" if args.retry
+               else f"{left:.0f} s left: too little to re-run")
+    rows = [*([retry.lost_row(args.retry)] if args.retry else []),
+            (f"CUDA context lost in {step}", "FAIL", f"{line}; {why}"),
+            *stage_rows(report["errors"], {})]
+    report["total_wall_s"] = time.perf_counter() - started
+    _save(args.outdir, report)
+    print(plain_table(rows, report["total_wall_s"],
+                      "stopped: the CUDA context is lost (tracebacks above)"))
+    return 1
 
 
 def kernel_resources(dev) -> dict | None:

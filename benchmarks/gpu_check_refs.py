@@ -101,18 +101,28 @@ def draw(profile, kernels, path: Path) -> str:
     return "matplotlib"
 
 
-def time_references(torch, dev, mode: str, errors: dict) -> list:
-    """The reference kernels timed; a failing one goes to `errors` and the rest still run."""
+def time_references(torch, dev, mode: str, errors: dict, skipped: dict | None = None
+                    ) -> list:
+    """The reference kernels timed; a failing one goes to `errors` and the rest still run,
+    unless it lost the CUDA context: then the rest go to `skipped` with that reason."""
+    from rooflab.probe.gpu.lost_context import context_lost, lost_reason
+
     kernels = []
     try:
         specs = reference_kernels(torch, dev, quick=mode == "quick")
     except Exception:  # noqa: BLE001 — e.g. out of memory: no references, the rest runs
         errors["reference kernels"] = traceback.format_exc()
         return kernels
+    lost = None
     for spec in specs:
+        if lost:
+            (skipped if skipped is not None else {})[spec[0]] = lost_reason(*lost)
+            continue
         try:
             k, how = time_reference(torch, dev, spec, "quick")
             kernels.append(k.with_(meta={**k.meta, "timed_with": how}))
         except Exception:  # noqa: BLE001
             errors[spec[0]] = traceback.format_exc()
+            if (line := context_lost(torch, dev)) is not None:
+                lost = (f"reference {spec[0]}", line)
     return kernels

@@ -308,9 +308,11 @@ def stage_rows(errors: dict, skipped: dict) -> list[tuple[str, str, str]]:
     return rows
 
 
-def plain_table(results, wall_total: float) -> str:
-    """The rows alone, when the full table itself failed: the verdicts still come last."""
-    lines = ["== rooflab GPU check: the table failed (traceback above); the checks =="]
+def plain_table(results, wall_total: float,
+                title: str = "the table failed (traceback above); the checks") -> str:
+    """The rows alone, when the full table itself failed (or the run stopped at a lost CUDA
+    context): the verdicts still come last."""
+    lines = [f"== rooflab GPU check: {title} =="]
     lines += [f"[{status:^4}] {name}: {detail}" for name, status, detail in results]
     lines.append(f"total {wall_total:.1f} s")
     return "\n".join(lines)

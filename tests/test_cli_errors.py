@@ -98,7 +98,8 @@ CASES = [
      ["roof.json", "not a list of kernels", "--among roof.json"]),
     ("kernels as roof", ["report", "kernels.json", "--on", "kernels.json"],
      ["kernels.json", "not a profile or roof file"]),
-    ("kernels as config", ["llm", "kernels.json", *ON], ["kernels.json", "hidden_size"]),
+    ("kernels as config", ["llm", "kernels.json", *ON],
+     ["kernels.json", "this is a kernel file, not a model's config.json", "rooflab report"]),
     # CSV rows
     ("csv missing column", ["report", "nocol.csv", *ON], ["nocol.csv:1:", "bytes"]),
     ("csv not a number", ["report", "nonnum.csv", *ON],

@@ -262,14 +262,16 @@ def test_triton_interpret_is_refused_on_cuda_before_anything_runs(tmp_path, monk
 
 
 def test_the_launcher_preflight_names_what_is_missing(tmp_path):
-    gc = _load_script()
+    _load_script()              # puts benchmarks/ on sys.path
+    import gpu_check_triton as gt
+
     (tmp_path / "Python.h").write_text("")
-    assert gc.launcher_problems({}, lambda c: "/usr/bin/cc" if c == "gcc" else None,
+    assert gt.launcher_problems({}, lambda c: "/usr/bin/cc" if c == "gcc" else None,
                                 str(tmp_path)) == []
-    assert gc.launcher_problems({"CC": "clang-99"}, lambda c: None, str(tmp_path / "x")) == [
+    assert gt.launcher_problems({"CC": "clang-99"}, lambda c: None, str(tmp_path / "x")) == [
         "no C compiler ($CC=clang-99 not found)",
         f"no Python headers ({tmp_path / 'x'}/Python.h missing)"]
-    assert gc.PREFLIGHT_LINE.startswith("PREFLIGHT FAILED: Triton cannot build")
+    assert gt.PREFLIGHT_LINE.startswith("PREFLIGHT FAILED: Triton cannot build")
 
 
 def test_probe_help_says_what_quick_does_on_each_device(capsys, monkeypatch):

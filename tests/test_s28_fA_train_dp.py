@@ -57,16 +57,19 @@ def test_cli_dp_json_has_the_hand_allreduce_and_the_catalog_link(capsys):
     # overlapped: the embedding's gradient (32000 x 4096 x 2 = 262.1 MB, a bucket of its
     # own, written by the backward's last kernel) is all-reduced after the backward, 2 x
     # 7/8 x 262.1 MB / 450 GB/s = 1.019 ms, behind the last of the other 13.21 GB's 225
-    # equal buckets, filled tensor by tensor (s37 B: lm_head's, then each layer's 7
-    # matrices, each past 25 MiB, one a bucket): 51.39 ms / 225 = 228 us (s35 M: 505
-    # buckets of at most 25 MiB, 102 us)
+    # buckets, filled tensor by tensor (s37 B: lm_head's, then each layer's 7 matrices,
+    # each past 25 MiB, one a bucket), each ready when the backward has written it (s38
+    # B): layer 0's q_proj, 4096 x 4096 x 2 = 33.55 MB, ready at the backward's end, its
+    # bytes' share of the link, 51.39 ms x 33.55 MB / 13.21 GB = 130 us (s37 B: an equal
+    # 225th, 228 us; s35 M: 505 buckets of at most 25 MiB, 102 us)
     emb = 2 * 32000 * 4096
     buckets = 1 + 32 * 7
     assert buckets > math.ceil((2 * LLAMA2_7B - emb) / BUCKET_BYTES) - 300
     emb_s = 2 * 7 / 8 * emb / H100_NVLINK
     rest_s = dp["allreduce_s"] - emb_s
-    assert dp["exposed_s"] == pytest.approx(rest_s / buckets + emb_s)
-    assert dp["exposed_s"] * 1e3 == pytest.approx(1.247, abs=0.001)
+    q = 2 * 4096 * 4096
+    assert dp["exposed_s"] == pytest.approx(rest_s * q / (2 * LLAMA2_7B - emb) + emb_s)
+    assert dp["exposed_s"] * 1e3 == pytest.approx(1.150, abs=0.001)
     assert train["floor_s"] == pytest.approx(dp["compute_floor_s"] + dp["exposed_s"])
     # tokens/s of all 8 devices; MFU per device
     assert train["tokens_per_s"] == pytest.approx(8 * 4096 / train["floor_s"])

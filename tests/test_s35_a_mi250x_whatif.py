@@ -8,12 +8,16 @@ Hand figures (llama-2-7b, --batch 1 --seq 4096):
     not P / 383e12 (2.58x), like for like: both are datasheet figures (the die's / 2).
   --dp 4 (8 ranks): the all-reduce sends 2 x 7/8 x 13,476,831,232 B = 23,584,454,656 B on
     the 50 GB/s inter-package xGMI hop: 471.7 ms, of which the file's exposed part
-    (11.2 ms since s37: the last of 225 tensor-filled buckets, 2.06 ms (505 equal ones,
-    0.916 ms, before), and the embedding's gradient bucket after the backward,
-    2 x 7/8 x 262,144,000 B / 50 GB/s = 9.18 ms, s35 M; 916 us before) is
-    counted; on the package's faster backward 151 ms read exposed.
+    (10.5 ms since s38 B: the tensor-filled buckets each ready when the backward has
+    written them, the last ones queued behind each other (s37: the last of 225 equal
+    shares, 2.06 ms, 11.2 ms; 505 equal ones, 0.916 ms, before), and the embedding's
+    gradient bucket after the backward, 2 x 7/8 x 262,144,000 B / 50 GB/s = 9.18 ms, s35
+    M; 916 us before) is counted; on the package's faster backward 151 ms read exposed.
   --dp 1 (the package's 2 dies): 2 x 1/2 x 13,476,831,232 B / 200 GB/s (4 die links) =
-    67.38 ms, as train says; whatif read 270 ms (a ring of 2 packages' 50 GB/s hop).
+    67.38 ms, as train says; whatif read 270 ms (a ring of 2 packages' 50 GB/s hop). Its
+    exposed part: the embedding's 262,144,000 B bucket, 1.3107 ms, after layer 0's
+    q_proj bucket, ready at the backward's end (s38 B), (67.38 - 1.31) ms x 33,554,432 /
+    13,214,687,232 B = 0.1678 ms: 1.48 ms (an equal 225th, s37 B: 0.294 ms, 1.6 ms).
   --hardware H100 on the --dp 1 file: one H100 has no collective (`train --on H100` at
     --dp 1 sends none), so the row is left out, as --on H100 leaves it: the floor after is
     train --on H100's, exactly."""
@@ -109,5 +113,5 @@ def test_hardware_onto_a_ring_of_one_leaves_the_row_out_as_on_does(files, capsys
     on, _ = _whatif(capsys, path, "--on", "H100 SXM", "--bytes-scale", "1")
     assert on["total_after_floor_s"] == pytest.approx(doc["total_after_floor_s"], rel=1e-9)
     assert [n for n in on["notes"] if n.startswith("comm.allreduce")] == [
-        "comm.allreduce (1.6 ms exposed in the file) left out: `rooflab train ... --on "
+        "comm.allreduce (1.48 ms exposed in the file) left out: `rooflab train ... --on "
         "H100 SXM --dp 1` is one device, with no collective to send"]

@@ -8,11 +8,12 @@ llama-2-7b, --batch 1 --seq 4096, bf16, AdamW, P = 6,738,415,616 parameters.
     parameters; 4 H100s: 4 ranks, shard ceil(P / 4) = 1,684,603,904.
   * the optimizer's pass moves 28 B a parameter of its shard: 28 x 842,301,952 =
     23,584,454,656 B more on the H100's own rank, / 3.35 TB/s = 7.040 ms: the step's compute
-    204.0 -> 211.0 ms, + 24.1 ms exposed of the 44.9 ms reduce-scatter + all-gather on
-    NVLink = 234.6 ms; 24.1 = the all-gather's 22.46 + the last of DeepSpeed's
-    ceil(13,476,831,232 / 1e9) = 14 reduce-scatter buckets of 5e8 elements, 22.46 / 14 =
-    1.604 ms, the embedding's gradient inside it (s36 H; 22.9 with DDP's 25 MiB buckets,
-    the embedding's a bucket of its own, s35 M; 22.5 before).
+    204.0 -> 211.0 ms, + 23.9 ms exposed of the 44.9 ms reduce-scatter + all-gather on
+    NVLink = 234.5 ms; 23.9 = the all-gather's 22.46 + the last of DeepSpeed's 14
+    reduce-scatter buckets of 5e8 elements, filled tensor by tensor (s38 H): 891,305,984 of
+    13,476,831,232 B, 22.46 x that = 1.486 ms, the embedding's gradient inside it (24.1
+    with 14 equal buckets, s36 H; 22.9 with DDP's 25 MiB buckets, the embedding's a bucket
+    of its own, s35 M; 22.5 before).
   * memory per H100: weights 2P + grads 2P + optimizer 12 x 1,684,603,904 + activations
     18,903,728,128 = 26,953,662,464 + 20,215,246,848 + 18,903,728,128 = 66,072,637,440 B
     (the file's MI250X die holds 55,965,014,016 B: its optimizer shard is 1/8).
@@ -45,8 +46,8 @@ def ranked(tmp_path_factory) -> tuple[dict, str, dict]:
 def test_h100_row_is_trains_step_floor(ranked):
     rows, _, h100 = ranked
     h = rows[H100]
-    assert h["dp_step_floor_s"] == pytest.approx(h100["floor_s"], rel=1e-9)      # 234.6 ms
-    assert h["dp_step_floor_s"] == pytest.approx(0.23465, abs=1e-5)
+    assert h["dp_step_floor_s"] == pytest.approx(h100["floor_s"], rel=1e-9)      # 234.5 ms
+    assert h["dp_step_floor_s"] == pytest.approx(0.23453, abs=1e-5)
     # the compute: 7.040 ms above the file's rank, the optimizer's 1/4 shard
     assert h["seconds"] == pytest.approx(h100["work_floor_s"] - h100["dp"]["exposed_s"],
                                          rel=1e-9)
@@ -63,5 +64,5 @@ def test_h100_memory_need_is_its_own(ranked):
 def test_the_note_is_gone_and_the_line_says_why(ranked):
     _, text, _ = ranked
     assert "the file's 1/8 shard's" not in text
-    assert ("step floor 211 ms compute + 24.1 ms = 235 ms (its own rank's kernels and "
+    assert ("step floor 211 ms compute + 23.9 ms = 235 ms (its own rank's kernels and "
             "memory, from the file's train.setup: as train prints it)") in text

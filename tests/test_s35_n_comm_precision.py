@@ -129,5 +129,9 @@ def test_report_advice_on_a_zero1_no_overlap_step_says_reduce_scatter(files, cap
     capsys.readouterr()
     assert main(["report", str(path), "--json"]) == 0
     out = capsys.readouterr().out
-    assert "ZeRO-1/2 reduce-scatters the gradients in 25 MB buckets" in out
+    # s38 H: DeepSpeed's reduce_bucket_size is 5e8 elements, 1 GB at bf16, filled tensor
+    # by tensor (the advice said DDP's "25 MB" for every scheme before)
+    assert ("ZeRO-1/2 reduce-scatters the gradients in 1 GB buckets (DeepSpeed's "
+            "reduce_bucket_size, 5e8 elements), filled tensor by tensor, as the backward "
+            "produces them") in out
     assert "PyTorch DDP all-reduces" not in out

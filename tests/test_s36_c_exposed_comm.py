@@ -103,8 +103,10 @@ def test_hop_latency_is_paid_per_bucket(capsys):
 def test_file_verbs_keep_the_buckets_hop_latency(tmp_path, capsys):
     """whatif --bytes-scale 1 and choose on the same device re-time the row's bandwidth part
     on the link and keep the file's hop latency (latency_s_each = 226 x 60 us): the exposed
-    part train prints, 933.81 us (the embedding's bucket with its 60 us) + (58.4828 -
-    0.93381) ms / 225 = 1.18958 ms (scaled whole, the latency would shrink)."""
+    part train prints, 933.81 us (the embedding's bucket with its 60 us) + the last bucket
+    before it, layer 0's q_proj, ready at the backward's end (s38 B): its 60 us + 44.049 ms
+    x 33,554,432 / 13,214,687,232 B = 171.85 us: 1.10566 ms (s37 B, an equal 225th of
+    58.4828 - 0.93381 ms: 1.18958 ms; scaled whole, the latency would shrink)."""
     path = tmp_path / "hop.json"
     assert main([*STEP, "--dp", "4", "--hop-latency-us", "10", "-q", "-o", str(path)]) == 0
     capsys.readouterr()
@@ -112,8 +114,11 @@ def test_file_verbs_keep_the_buckets_hop_latency(tmp_path, capsys):
                 if k["name"] == "comm.allreduce")["meta"]
     assert meta["collectives"][0]["latency_s_each"] == pytest.approx(226 * 60e-6, rel=1e-12)
     emb = 2 * 3 / 4 * 262_144_000 / NVLINK + 60e-6
-    want = emb + (2 * 3 / 4 * GRAD / NVLINK + 226 * 60e-6 - emb) / 225
-    assert want * 1e3 == pytest.approx(1.18958, abs=1e-5)
+    emb_b = 262_144_000
+    q_proj = 60e-6 + 2 * 3 / 4 * GRAD / NVLINK * (1 - emb_b / GRAD) * 2 * 4096**2 \
+        / (GRAD - emb_b)
+    want = emb + q_proj
+    assert want * 1e3 == pytest.approx(1.10566, abs=1e-5)
     doc = json_of(capsys, ["whatif", str(path), "--bytes-scale", "1", "--json"])
     move = next(m for m in doc["moves"] if m["kernel"] == "comm.allreduce")
     assert move["after_exposed_s"] == pytest.approx(want, rel=1e-9)
@@ -133,8 +138,9 @@ def test_hop_words_say_every_bucket_pays(capsys):
 
 def test_zero2_accumulate_reduces_and_exposes_every_micro_batch(capsys):
     """ZeRO-2 --accumulate 4: 4 reduce-scatters of 22.8814 ms with their hops and one
-    all-gather, 114.407 ms; exposed 4 x 1.63438 ms + 22.8814 ms = 29.4189 ms (s36 H:
-    DeepSpeed's 14 buckets of 5e8 elements)."""
+    all-gather, 114.407 ms; exposed 4 x 1.51551 ms + 22.8814 ms = 28.9434 ms (s36 H:
+    DeepSpeed's 14 buckets of 5e8 elements; s38 H: filled tensor by tensor, the last
+    891,305,984 B; 29.4189 ms with equal 1/14 shares)."""
     dp = json_of(capsys, [*STEP, "--dp", "4", "--zero", "2", "--accumulate", "4",
                           "--hop-latency-us", "10", "--json"])["train"]["dp"]
     rs, ag = dp["collectives"]
@@ -144,6 +150,10 @@ def test_zero2_accumulate_reduces_and_exposes_every_micro_batch(capsys):
     assert rs["seconds_each"] == pytest.approx(half + 14 * 3 * 10e-6, rel=1e-12)
     assert ag["seconds_each"] == pytest.approx(half + 14 * 3 * 10e-6, rel=1e-12)
     assert dp["comm_s"] * 1e3 == pytest.approx(114.407, abs=1e-3)
-    each = rs["seconds_each"] / 14     # the last bucket, the embedding's inside it
+    # the last bucket, the embedding's inside it: s38 H fills DeepSpeed's buckets tensor
+    # by tensor (model/ddp_ready.py), the last 891,305,984 B of 13,476,831,232, 1.51551 ms
+    # with its launch's 30 us (before: an equal 1/14, 1.63438 ms)
+    each = 3 * 10e-6 + half * 891_305_984 / GRAD
     assert rs["exposed_s_each"] == pytest.approx(each, rel=1e-9)
+    assert rs["exposed_s_each"] * 1e3 == pytest.approx(1.51551, abs=1e-5)
     assert dp["exposed_s"] == pytest.approx(4 * each + ag["seconds_each"], rel=1e-9)

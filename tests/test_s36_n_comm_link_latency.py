@@ -37,7 +37,11 @@ def h100_file(tmp_path_factory):
 
 def test_choose_times_each_device_with_its_own_links_latency(capsys, h100_file):
     """MI300X: `train --on MI300X --dp 4` (a catalog xGMI link, no hop latency) is the
-    truth, 58.9 ms exposed (58.8 ms before s37 B's tensor-filled buckets); the H100 keeps
+    truth, 59.66 ms exposed: its link (105.29 ms) is slower than the backward (W = 46.55
+    ms), so the queue is link-bound from the first bucket, lm_head's, ready after its
+    bytes' share of the backward (s38 B), 262,144,000 / 13,214,687,232 x W = 0.92 ms, to
+    105.29 + 0.92 - 46.55 = 59.66 ms (58.9 ms with an equal 225th of W, 0.21 ms, s37 B;
+    58.8 ms before s37 B's tensor-filled buckets); the H100 keeps
     the file's own 10 us hops: its exposed_s. HEAD: the H100 scaled the latency with the
     bandwidth (0.645 ms); C's tree kept it on the MI300X (89.2 ms)."""
     path, doc = h100_file
@@ -47,17 +51,21 @@ def test_choose_times_each_device_with_its_own_links_latency(capsys, h100_file):
                                                   "MI300X,H100 SXM", "--json"])["devices"]}
     assert got["AMD Instinct MI300X"]["dp_exposed_s"] == pytest.approx(mi["exposed_s"],
                                                                        rel=1e-9)
-    assert mi["exposed_s"] == pytest.approx(0.05894, abs=1e-4)
+    assert mi["exposed_s"] == pytest.approx(0.05966, abs=1e-4)
     assert got["NVIDIA H100 SXM"]["dp_exposed_s"] == pytest.approx(
         _comm(doc)["exposed_s"], rel=1e-9)
-    # 1.19 ms: 226 buckets' 13.56 ms of hops in 58.5 ms, under the backward (13.1 ms with
-    # 506 buckets' 30.4 ms, before s37 B)
-    assert _comm(doc)["exposed_s"] == pytest.approx(0.00119, abs=1e-5)
+    # 1.349 ms: 226 buckets' 13.56 ms of hops in 58.5 ms, under the 62.31 ms backward,
+    # each ready when its gradients are (s38 B): layer 0's gate_proj bucket (90.18 MB)
+    # finds the link free, 360.59 us, then o, v, k, q (33.55 MB, 60 + 111.85 us each)
+    # queue back to back, 687.4 us, then the embedding's 933.81 us, from 4 x 158.2 us of
+    # backward before its end: 360.59 + 687.4 + 933.81 - 632.8 = 1349 us (1.19 ms with
+    # equal shares, s37 B; 13.1 ms with 506 buckets' 30.4 ms, before it)
+    assert _comm(doc)["exposed_s"] == pytest.approx(0.001349, abs=1e-6)
 
 
 def test_whatif_hardware_takes_the_same_rule(capsys, h100_file):
-    """whatif --hardware MI300X: the after side's exposed part is train --on MI300X's 58.8
-    ms too, the before side the file's 13.1 ms."""
+    """whatif --hardware MI300X: the after side's exposed part is train --on MI300X's 59.66
+    ms too, the before side the file's 1.349 ms."""
     path, doc = h100_file
     mi = _comm(json_of(capsys, ["train", "llama-2-7b", "--on", "MI300X", "--dp", "4",
                                 "--json"]))

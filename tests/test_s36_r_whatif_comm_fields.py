@@ -46,12 +46,16 @@ def files(tmp_path_factory):
 
 def test_precision_row_exposed_is_trains(files):
     """bf16 -> fp32 doubles the all-reduce (6.600 GB, 14.67 ms on 450 GB/s NVLink); the
-    step's fp32 backward hides less of it: train --dtype fp32 writes 1.03 ms exposed (0.961
-    ms before s37 B counted DDP's buckets tensor by tensor, 90 of them). The
+    step's fp32 backward hides less of it: train --dtype fp32 writes 1.000 ms exposed, the
+    embedding's 262.1 MB bucket, 2 x 3/4 x 262,144,000 / 450e9 = 0.8738 ms, after layer
+    0's o, v, k and q (16.8 + 2.1 + 2.1 + 16.8 = 37.75 MB, one bucket), ready at the
+    backward's end (s38 B): 13.794 ms x 37,748,736 / 4,138,049,536 B = 0.1258 ms (1.03 ms
+    with an equal share, s37 B; 0.961 ms before s37 B counted DDP's buckets tensor by
+    tensor, 90 of them). The
     row's exposed_s (and exposed_overlap_s, the same under overlap) must say it, as the
     move's after_exposed_s does (old code: the file's 0.524 ms)."""
     got, want = _comm(files["W32"])["meta"], _comm(files["T32"])["meta"]
-    assert want["exposed_s"] == pytest.approx(1.029e-3, rel=1e-3)
+    assert want["exposed_s"] == pytest.approx(0.8738e-3 + 0.1258e-3, rel=1e-3)
     assert got["exposed_s"] == pytest.approx(want["exposed_s"], rel=1e-9)
     assert got["exposed_overlap_s"] == pytest.approx(want["exposed_overlap_s"], rel=1e-9)
     move = next(m for m in _doc(files["W32"])["moves"] if m["kernel"].startswith("comm"))
@@ -73,8 +77,11 @@ def test_hardware_retimes_the_row_on_the_target_link(files):
     """H100 -> MI300X: the 3.300 GB all-reduce on MI300X's ring bus (train --on MI300X:
     17.19 ms, 3.300 GB / 192 GB/s) in place of NVLink's 7.33 ms (3.300 GB / 450 GB/s),
     in comm_s, each collective's seconds_each and the last bucket's, every ZeRO stage of
-    by_zero (stage 3: 4.754 GB, 24.76 ms) and exposed_s (9.46 ms; 9.38 before s37 B's
-    tensor-by-tensor buckets), so a `report` of
+    by_zero (stage 3: 4.754 GB, 24.76 ms) and exposed_s, 9.78 ms: the link is slower
+    than the 7.907 ms backward, so the queue runs from the first bucket, lm_head's 131.1
+    MB, ready after its bytes' share of it (s38 B), 7.907 x 131.1 / 2069 = 0.501 ms, to
+    17.188 + 0.501 - 7.907 = 9.782 ms (9.46 ms with an equal share, s37 B; 9.38 before
+    s37 B's tensor-by-tensor buckets), so a `report` of
     W.json prices ZeRO on the right link (old code: 7.33 ms, 10.56 ms, 0.524 ms)."""
     got, want = _comm(files["WM"])["meta"], _comm(files["TM"])["meta"]
     assert want["comm_s"] == pytest.approx(17.188e-3, rel=1e-3)
@@ -87,9 +94,9 @@ def test_hardware_retimes_the_row_on_the_target_link(files):
         for key in ("seconds_each", "last_bucket_s_each", "sent_bytes_each"):
             assert c[key] == pytest.approx(w[key], rel=1e-9)
     assert got["exposed_s"] == pytest.approx(want["exposed_s"], rel=1e-9)
-    assert want["exposed_s"] == pytest.approx(9.457e-3, rel=1e-3)
-    # train's note on the row says the new times: 17.2 ms whole, 9.46 ms exposed
-    assert "17.2 ms" in got["note"] and "9.46 ms" in got["note"]
+    assert want["exposed_s"] == pytest.approx(9.782e-3, rel=1e-3)
+    # train's note on the row says the new times: 17.2 ms whole, 9.78 ms exposed
+    assert "17.2 ms" in got["note"] and "9.78 ms" in got["note"]
     assert "7.33 ms" not in got["note"]
 
 

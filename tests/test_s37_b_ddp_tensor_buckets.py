@@ -18,8 +18,10 @@ Hand figures:
     buckets (by bytes: 1 + ceil(13,214,687,232 / 26,214,400) = 506).
   * --dp 4 on H100 SXM (NVLink 450 GB/s): the all-reduce is 2 x 3/4 x 13,476,831,232 /
     450e9 = 44.923 ms, the embedding's bucket 2 x 3/4 x 262,144,000 / 450e9 = 0.87381 ms
-    after the backward, the other 225 equal buckets leave the last, (44.923 - 0.874) / 225
-    = 0.19577 ms: 1.0696 ms exposed (961.0 us with 505 + 1).
+    after the backward, the other 225 each ready when the backward has written them (s38
+    B) leave the last, layer 0's q_proj, its bytes' share of the link, (44.923 - 0.874) x
+    33,554,432 / 13,214,687,232 = 0.11185 ms: 0.98566 ms exposed (as 225 equal shares, s37
+    B: 0.19577 ms, 1.0696 ms; 961.0 us with 505 + 1).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from __future__ import annotations
 import pytest
 from cli_inproc import json_of
 
-from rooflab.model.train_comm import ddp_buckets
+from rooflab.model.ddp_ready import ddp_buckets
 from rooflab.workloads.llm.config_names import load_config
 from rooflab.workloads.llm.grad_tensors import ready_order
 
@@ -64,8 +66,10 @@ def test_train_counts_226_buckets_and_their_exposed_tail(capsys):
     assert sum(b * n for b, n in c["tensor_runs"]) == GRAD
     whole = 2 * 3 / 4 * GRAD / NVLINK
     emb = 2 * 3 / 4 * 262_144_000 / NVLINK
-    assert dp["exposed_s"] == pytest.approx(emb + (whole - emb) / 225, rel=1e-9)
-    assert dp["exposed_s"] * 1e3 == pytest.approx(1.0696, abs=1e-4)
+    q_proj = 2 * 4096 * 4096
+    assert dp["exposed_s"] == pytest.approx(
+        emb + (whole - emb) * q_proj / (GRAD - 262_144_000), rel=1e-9)
+    assert dp["exposed_s"] * 1e3 == pytest.approx(0.98566, abs=1e-5)
     assert dp["bucket"]["by"] == "tensors" and "_DEFAULT_FIRST_BUCKET_BYTES" in \
         dp["bucket"]["source"]
 

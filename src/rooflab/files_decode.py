@@ -336,8 +336,8 @@ def binary_error(path: str | os.PathLike, text: str) -> ParseError:
     reader's (rocprof) on its first chunk, so all refuse the same files alike."""
     kind = _binary_kind(Path(path))
     if kind:   # `--on roofline.png`: name what it is, not that it is not text
-        return ParseError(f"is {kind}, not a text file; give the .json (or .csv) file",
-                          path=str(path))
+        fix = _UNPACK.get(kind, "give the .json (or .csv) file")
+        return ParseError(f"is {kind}, not a text file; {fix}", path=str(path))
     line = text[:text.find("\x00")].count("\n") + 1 if "\x00" in text else None
     return ParseError("not a UTF-8 text file (binary data); is it the right file?",
                       path=str(path), line=line)
@@ -348,7 +348,26 @@ def binary_error(path: str | os.PathLike, text: str) -> ParseError:
 _MAGIC = ((b"\x89PNG", "a PNG image"), (b"%PDF", "a PDF document"),
           (b"\xff\xd8\xff", "a JPEG image"), (b"PK\x03\x04", "a zip archive"),
           (b"NVR\x00", "an Nsight Compute report (.ncu-rep)"),
-          (b"SQLite format 3", "an SQLite database"))
+          (b"SQLite format 3", "an SQLite database"),
+          (b"\xfd7zXZ\x00", "an xz archive"), (b"BZh", "a bzip2 archive"),
+          (b"\x28\xb5\x2f\xfd", "a zstd archive"))
+# an archive is unpacked first (s38 G: k.json.xz said "not a UTF-8 text file (binary
+# data)"); gzip needs nothing, read_text opens it
+_UNPACK = {"a zip archive": "unzip it and give the file inside (rooflab opens gzip itself, "
+                            "not zip)",
+           "an xz archive": "decompress it first (`xz -d FILE`; rooflab opens gzip itself)",
+           "a bzip2 archive": "decompress it first (`bunzip2 FILE`; rooflab opens gzip "
+                              "itself)",
+           "a zstd archive": "decompress it first (`zstd -d FILE`; rooflab opens gzip "
+                             "itself)"}
+
+
+def unpack_hint(path: str | os.PathLike) -> str:
+    """'is an xz archive, not a text file; decompress it first ...' for a compressed file
+    rooflab does not open (zip, xz, bzip2, zstd), else '': for the readers that word their
+    own binary error (a trace's, a counter file's)."""
+    kind = _binary_kind(Path(path))
+    return f"is {kind}, not a text file; {_UNPACK[kind]}" if kind in _UNPACK else ""
 
 
 def _binary_kind(p: Path) -> str:

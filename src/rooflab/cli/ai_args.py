@@ -21,9 +21,21 @@ from .options import on_option
 # must see that fp16 halved the bytes).
 ML_DTYPE = "fp16"
 HPC_DTYPE = "fp64"
-DTYPE = typer.Option(None, "--dtype", "-d", show_default=False,
+
+
+def _dtype_given(ctx: typer.Context, param: typer.CallbackParam, value: str | None):
+    """A dtype option given empty (`--dtype "$DT"`, DT unset) is refused: every op read ''
+    as not given and counted its default dtype without a word (s38 G)."""
+    if value is not None and not value.strip() and not ctx.resilient_parsing:
+        opt = param.opts[0]
+        raise InputError(f"{opt} '': the dtype is empty (an unset variable?); give one such "
+                         f"as fp16 or fp32, or leave {opt} out")
+    return value
+
+
+DTYPE = typer.Option(None, "--dtype", "-d", show_default=False, callback=_dtype_given,
                      help="fp64 fp32 tf32 fp16 bf16 fp8 fp4 int8 int4 ... (default fp16)")
-DTYPE64 = typer.Option(None, "--dtype", "-d", show_default=False,
+DTYPE64 = typer.Option(None, "--dtype", "-d", show_default=False, callback=_dtype_given,
                        help="fp64 fp32 fp16 bf16 ... (default fp64, HPC's precision)")
 # ai's --on is optional: it adds the verdict on that roof to the counts
 OnAi = Annotated[str | None, on_option("adds attainable FLOP/s, bound, time floor")]
@@ -48,10 +60,11 @@ STRIDE = typer.Option(None, "--stride", metavar="S", show_default=False,
                       help="access every array at a stride of S elements (x\\[i*S]): DRAM "
                       "moves whole 32-byte sectors, so the bytes are the sectors touched x "
                       "32 and the answer says the access efficiency (default 1: coalesced)")
-OUT_DTYPE = typer.Option(None, "--out-dtype", help="C's dtype when it is not --dtype (an "
-                         "fp8 GEMM writing bf16)")
-WEIGHTS = typer.Option(None, "--weights", help="B's stored dtype (int4: W4A16, with group "
-                       "scales as rooflab llm counts them); math and A stay at --dtype")
+OUT_DTYPE = typer.Option(None, "--out-dtype", callback=_dtype_given, help="C's dtype when "
+                         "it is not --dtype (an fp8 GEMM writing bf16)")
+WEIGHTS = typer.Option(None, "--weights", callback=_dtype_given, help="B's stored dtype "
+                       "(int4: W4A16, with group scales as rooflab llm counts them); math "
+                       "and A stay at --dtype")
 # The integer GEMMs that return int32 (`ai matmul`; review s33 F1: uint8 wrote C as
 # uint8), each with the kernel the byte model names
 INT32_OUT = {"int8": "torch._int_mm", "uint8": "the u8 tensor-core MMA",

@@ -16,9 +16,11 @@ from pathlib import Path
 
 from ..errors import InputError
 
-# The verbs whose positional arguments are input files (kernel files, profiler exports):
-# `-` among them reads standard input (review 12c I).
-FILE_VERBS = ("report", "plot", "whatif", "choose", "compare", "ncu", "torch", "rocprof")
+# The verbs whose positional arguments are input files (kernel files, profiler exports; a
+# model's config.json: llm and train, s38 G): `-` among them reads standard input (review
+# 12c I).
+FILE_VERBS = ("report", "plot", "whatif", "choose", "compare", "ncu", "torch", "rocprof",
+              "llm", "train")
 # the temporary copy -> what messages call it ('<stdin>', or the pipe's own name)
 _SAVED: dict[str, str] = {}
 
@@ -48,6 +50,38 @@ def saved_inputs(app, argv: list[str], folder: str) -> list[str]:
         else:
             out.append(arg)
     return out
+
+
+# Options whose empty value (`--memory "$MEM"`, MEM unset) read as not given, silently:
+# the device's memory, a link's bandwidth, the catalog's every kind (s38 G). Not --kernel
+# or --exclude: their '' is an empty filter by design (patterns() drops it), so
+# `--exclude "$SKIP"` with SKIP empty means none (s38 R)
+EMPTY_REFUSED = ("--link-from", "--memory", "--compare", "--kind", "--link-bw", "--inter-bw",
+                 "--tp-link-bw", "--pp-link-bw", "--precision")
+
+
+def refuse_empty_arguments(app, argv: list[str]) -> None:
+    """Before the verb: a file argument '' (an unset variable) of a file verb, which read
+    as '.' (report, whatif, compare: the working folder taken for a rocprof folder) or as
+    ": file not found", and an EMPTY_REFUSED option given ''."""
+    args = argv[:argv.index("--")] if "--" in argv else argv   # past it: a script's own
+    verb = next((a for a in args if not a.startswith("-")), None)
+    if verb in ("torch", "bench") and "--run" in args:   # `--run s.py ARGS`: the script's
+        return
+    for i, arg in enumerate(args):
+        option, eq, value = arg.partition("=")
+        given = args[i + 1] if arg in EMPTY_REFUSED and i + 1 < len(args) else None
+        if (eq and option in EMPTY_REFUSED and not value.strip()) or (
+                given is not None and not given.strip()):
+            raise InputError(f"{option} '': the value is empty (an unset variable?); give "
+                             f"one, or leave {option} out")
+    if verb not in (*FILE_VERBS, "likwid", "perf") or verb in ("llm", "train"):
+        return   # llm and train say an empty model themselves (config_names.load_config)
+    takes_value = _value_options(app, verb)
+    for i, arg in enumerate(args):
+        if not arg.strip() and (not i or argv[i - 1] not in takes_value):
+            raise InputError(f"a file argument of `rooflab {verb}` is empty ('': an unset "
+                             f"variable?); give the file's path")
 
 
 def read_once(argv: list[str]) -> bool:

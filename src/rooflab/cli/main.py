@@ -108,10 +108,13 @@ def _run(argv: list[str] | None) -> int:
                 written(clear=True)
                 app = _command()   # inside the try: Ctrl-C while it imports is one line
                 _refuse_empty_outputs(argv)
-                from .options import refuse_repeated_on
+                from .options import forget_env_on, refuse_repeated_on
 
+                forget_env_on()   # an earlier main()'s ROOFLAB_ON is not this command's
                 refuse_repeated_on(app, argv)
-                from .file_args import read_once, saved_inputs
+                from .file_args import read_once, refuse_empty_arguments, saved_inputs
+
+                refuse_empty_arguments(app, argv)
 
                 if read_once(argv):
                     import tempfile
@@ -209,8 +212,9 @@ def _rooflab_error(exc: RooflabError) -> int:
     """A user error: one `error:` line (and under --json the document), its exit code."""
     from ..report.term_text import visible
     from . import json_errors
+    from .options import env_file_error
 
-    message = _named(str(exc))
+    message = env_file_error(_named(str(exc)))
     # a path or name from a file may hold ESC: shown escaped, so it cannot repaint the
     # terminal or fake a line (review s22 r1 F7); the JSON document keeps it as it is
     print(f"error: {visible(message)}", file=sys.stderr)

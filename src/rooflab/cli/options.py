@@ -162,6 +162,14 @@ def _on_given(ctx: typer.Context, param: typer.CallbackParam, given):
     import os
 
     _FROM_ENV.clear()
+    values = given if isinstance(given, (list, tuple)) else [given]
+    if not ctx.resilient_parsing and any(v is not None and not v.strip() for v in values):
+        # `--on "$GPU"` with GPU unset: ai dropped the roof and report took ROOFLAB_ON's
+        # instead, without a word (s38 G)
+        from ..errors import InputError
+
+        raise InputError("--on '': the roof is empty (an unset variable?); give a catalog "
+                         "name (`rooflab specs list`) or a profile .json, or leave --on out")
     env = os.environ.get(ON_ENV, "").strip()
     if given or not env or ctx.resilient_parsing:   # resilient: completing, not running
         return given
@@ -216,6 +224,21 @@ _ROOF_LINE_VERBS = ("report", "plot", "ncu", "rocprof", "perf", "likwid")
 def on_from_env() -> bool:
     """Whether this command's --on came from ROOFLAB_ON."""
     return bool(_FROM_ENV)
+
+
+def forget_env_on() -> None:
+    """Start a command with no --on from ROOFLAB_ON (main(), before the verb's options)."""
+    _FROM_ENV.clear()
+
+
+def env_file_error(message: str) -> str:
+    """An error about the roof file ROOFLAB_ON named, said as coming from the variable: the
+    file's own error ("hf.json: not a profile or roof file ...") named a path the command
+    line never held (s38 G); a catalog name is refused earlier (_check_env_name)."""
+    env = _FROM_ENV[0] if _FROM_ENV else ""
+    if not env or not message.startswith((f"{env}:", f"{env} ")):
+        return message
+    return f"${ON_ENV}={message}; fix or unset {ON_ENV}, or pass --on"
 
 
 def on_source(spec: str) -> str:

@@ -177,6 +177,10 @@ def register(app) -> None:
         from .common import with_rooflab_version
 
         profile = with_rooflab_version(profile)
+        if lost := (profile.extras.get("gpu") or {}).get("context_lost"):
+            from .common import warn
+
+            warn(lost["message"])   # which stage, and how to run without it
         # Written only now that the probe has finished (atomically): Ctrl-C leaves nothing.
         if profile_path:
             from ..hardware.profile import save_profile

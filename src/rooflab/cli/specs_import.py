@@ -82,11 +82,12 @@ def import_cmd(
     from .common import emit_json, say_line
 
     if output is not None:
-        from ..files import check_writable
-        from .common import refuse_input_as_output
+        from .common import check_output
 
-        refuse_input_as_output(output, [f.rpartition("@")[0] or f for f in files or ()])
-        check_writable(output)
+        # .json only, as probe's profile: a roof written to roof.png or to no suffix (s38
+        # G) was JSON that no chart viewer opens and no verb's reader expects
+        check_output(output, (".json",),
+                     inputs=[f.rpartition("@")[0] or f for f in files or ()])
     caches = _run_caches(llc)
     ceilings, names, notes = [], [], []
     for spec in files or ():

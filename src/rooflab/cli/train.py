@@ -100,9 +100,10 @@ def register(app) -> None:
                                  "more"),
         overlap: bool | None = typer.Option(None, "--overlap/--no-overlap", help="--dp: "
                                             "overlap the collectives with the compute (the "
-                                            "default: DDP's 25 MB buckets, ZeRO-1/2's "
-                                            "bucketed reduce-scatter, FSDP units under "
-                                            "--zero 3), or run them after it"),
+                                            "default: DDP's buckets, 1 MiB then 25 MiB, "
+                                            "and ZeRO-1/2's 5e8-element reduce-scatter "
+                                            "buckets, each filled tensor by tensor; FSDP "
+                                            "units under --zero 3), or run them after it"),
         link_bw: str = typer.Option(None, "--link-bw", help="--dp: the ring's bus "
                                     "bandwidth with its unit, 450GB/s or 400Gb/s (default: "
                                     "the catalog link, as `rooflab scale`)"),
@@ -332,12 +333,17 @@ def _on_ring(r, on: str, link_bw: str | None, link: dict | None, overlap: bool,
     from the --tp group's link (`chosen`) where both are of one kind (named_apart)."""
     if r.setup.dp < 2:
         return r, None
-    from ..workloads.llm.train_dp import with_dp
+    from dataclasses import replace
+
+    from ..workloads.llm.train_dp import own_link, with_dp
     from .train_dp_words import named_apart, train_ring
 
     st = r.setup     # the links are chosen per package (train_dies): --dp's and --tp's
     ring = named_apart(train_ring(on, st.dp_devices, st.tp_devices, link_bw,
                                   **(link or {})), chosen.link if chosen else None)
+    # its own ceiling where the roof's of its level is another bandwidth (a cluster
+    # profile's send/recv loopback; own_link)
+    ring = replace(ring, link=own_link((r.timing.analysis.roof,), ring.link))
     return with_dp(r, ring.link, overlap, bucket_mb), ring
 
 

@@ -1,6 +1,8 @@
 """`rooflab train --dp`'s words on how the collectives are cut and overlapped, by scheme
-(workloads/llm/train_dp_comm.py): DDP's 25 MiB buckets, DeepSpeed ZeRO-1/2's 5e8-element
-buckets, FSDP's one unit per transformer block (--bucket-mb sets the first two)."""
+(workloads/llm/train_dp_comm.py): DDP's buckets (1 MiB first, then 25 MiB, filled tensor
+by tensor), DeepSpeed ZeRO-1/2's 5e8-element buckets (filled tensor by tensor too, each
+closed before the tensor that would overflow it), FSDP's one unit per transformer block
+(--bucket-mb sets the first two)."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ def bucket_size_words(dp) -> str:
 
 def _tensor_words(c) -> str:
     """', filled tensor by tensor: 226 of them, the first to 1 MiB' where DDP's buckets
-    are counted so (train_dp_comm.ddp_buckets); '' where by bytes."""
+    are counted so (model/ddp_ready.ddp_buckets); '' where by bytes."""
     if not c.tensor_runs:
         return ""
     first = (f", the first to {c.first_bucket_bytes / 2**20:g} MiB"
@@ -65,7 +67,8 @@ def bucket_hop_words(dp) -> str:
 
 
 def bucket_words(dp) -> tuple[str, ...]:
-    """How the overlap is timed, in the scheme: equal-share pieces of the window, and
+    """How the overlap is timed, in the scheme: DDP's and DeepSpeed's tensor-filled
+    buckets as their gradients are ready, FSDP's equal-share pieces of the window, and
     what is ready only when a window ends (train_dp_comm's docstring), after it."""
     if dp.zero == 3:
         return ("under overlap the FSDP units' collectives are timed one block unit at a "
@@ -77,14 +80,29 @@ def bucket_words(dp) -> tuple[str, ...]:
                 "reduce-scattered after the backward's last, both all exposed; the "
                 "root is not resharded after the forward, so the backward does not "
                 "all-gather it again",)
+    size = _size(dp)
+    embedding = (f"the input embedding's gradient (written by the backward's last kernel, "
+                 f"embedding.bwd; a tied lm_head's too): over {size} it is a bucket of its "
+                 f"own, reduced after the backward ends, all of it exposed; under it, it is "
+                 f"in the last bucket")
+    if dp.collectives[0].tensor_runs:
+        # model/ddp_ready.py: torch launches a bucket's all-reduce once its last gradient
+        # is written (s38 B), DeepSpeed its reduce-scatter when the next gradient would
+        # overflow it (s38 H); before, each was ready after an equal share of the backward
+        when = ("the backward has written its last gradient: after the backward's share "
+                "up to that tensor" if dp.zero == 0 else
+                "the next gradient would take it past the size (DeepSpeed's "
+                "reduce_independent_p_g_buckets_and_remove_grads): after the backward's "
+                "share up to that next tensor")
+        what = "gradient bucket" if dp.zero == 0 else "bucket of the gradients' reduce-scatter"
+        return (f"under overlap each {size} {what} is ready when {when}, taken as the "
+                f"gradients' bytes' share (a linear layer's backward is 4 x params x "
+                f"tokens FLOP), the buckets queued on the link; the last ready is "
+                f"{embedding}",)
     what = ("gradient bucket" if dp.zero == 0
             else "bucket of the gradients' reduce-scatter")
-    size = _size(dp)
     return (f"under overlap each {size} {what} is taken as ready after an equal share of "
-            f"the backward, except the input embedding's gradient (written by the "
-            f"backward's last kernel, embedding.bwd; a tied lm_head's too): over {size} it "
-            f"is a bucket of its own, reduced after the backward ends, all of it exposed; "
-            f"under it, it is in the last bucket, which the rule leaves exposed",)
+            f"the backward, except {embedding}, which the rule leaves exposed",)
 
 
 # --bucket-mb's help: the per-scheme defaults it replaces

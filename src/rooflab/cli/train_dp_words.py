@@ -58,8 +58,9 @@ class DpRing:
         from .scale_output import link_dict
 
         lk, net = self.link, self.network
-        runs_on_net = net is not None and (lk.level, lk.bus_bytes_per_s) == (
-            net.level, net.bus_bytes_per_s)
+        # the level as named for its group ("network (--dp ring)": named_apart, own_link)
+        runs_on_net = net is not None and lk.bus_bytes_per_s == net.bus_bytes_per_s and (
+            lk.level == net.level or lk.level.startswith(f"{net.level} ("))
         return {"kind": self.network_kind if runs_on_net else self.kind,
                 "intra": link_dict(self.intra, self.kind),
                 "inter": link_dict(net, self.network_kind), "per_node": self.per_node}

@@ -151,6 +151,7 @@ def on_tp(r, on: str, roof, link: dict | None, options: dict | None):
         return r, None
     from dataclasses import replace
 
+    from ..workloads.llm.train_dp import own_link
     from ..workloads.llm.train_tp import with_tp
 
     given = options or {}     # tp_link_options'
@@ -159,6 +160,9 @@ def on_tp(r, on: str, roof, link: dict | None, options: dict | None):
                      (link or {}).get("link_from"), given.get("hop_s", 0.0))
     if given.get("hop_s"):
         chosen = replace(chosen, latency_from=given.get("latency_option", "--hop-latency-us"))
+    # its own ceiling where the roof's of its level is another bandwidth (own_link)
+    chosen = replace(chosen, link=own_link((r.timing.analysis.roof,), chosen.link,
+                                           "--tp group"))
     return with_tp(r, chosen.link), chosen
 
 
@@ -227,7 +231,10 @@ def tp_kernel(r):
                         "storage_dtype": r.setup.storage,
                         "collectives": [{"name": c.name, "kind": c.kind, "calls": c.calls,
                                          "seconds_each": c.seconds, "window": "none",
-                                         "buckets": 1, **tp_parts(c, r.setup)}
+                                         "buckets": 1, "launches_each": 1,
+                                         "bucket_by": "call",
+                                         "latency_s_each": c.latency_s,
+                                         **tp_parts(c, r.setup)}
                                         for c in tp.collectives],
                         "model": "ring collectives: " + ", ".join(
                             f"{c.name} ({c.kind}) x {c.calls}" for c in tp.collectives),

@@ -101,15 +101,34 @@ def row_links(kernels: Sequence[Kernel], spec: str, roof=None, ranks=None
 
 def with_links(roofs: tuple, kernels: Sequence[Kernel], links: dict[int, Link]):
     """(the roofs with each row's link as a ceiling, the kernels with each row's bytes on
-    its link's level), as train writes them into its own file."""
+    its link's level), as train writes them into its own file; `links` as apart_links
+    names them."""
     from ..workloads.llm.train_dp import link_roof
 
-    groups = {id(k): "--tp group" if k.meta.get("tensor_parallel") else "--dp ring"
-              for k in kernels}
+    groups = _groups(kernels)
     for key, link in links.items():     # each ceiling's method names its group (link_roof)
         roofs = tuple(link_roof(r, link, groups.get(key, "--dp ring")) for r in roofs)
     return roofs, tuple(relevel(k, links[id(k)].level) if id(k) in links else k
                         for k in kernels)
+
+
+def _groups(kernels: Sequence[Kernel]) -> dict[int, str]:
+    return {id(k): "--tp group" if k.meta.get("tensor_parallel") else "--dp ring"
+            for k in kernels}
+
+
+def apart_links(roofs: tuple, kernels: Sequence[Kernel], links: dict[int, Link]
+                ) -> dict[int, Link]:
+    """`links` ({id(row): link}, row_links'), each named for its group ("loopback (--dp
+    ring)") where a roof has its level at another bandwidth (train_dp.own_link, as `train
+    --on` names it), so that with_links gives the row a ceiling of its own: `whatif
+    --hardware` a cluster profile timed the row at its 3.98 GB/s send/recv ceiling, 830
+    ms where `train --on` that profile says 3.38 s (s38 C)."""
+    from ..workloads.llm.train_dp import own_link
+
+    groups = _groups(kernels)
+    return {key: own_link(roofs, lk, groups.get(key, "--dp ring"))
+            for key, lk in links.items()}
 
 
 def train_file_ranks(files: Sequence[str], kernels: Sequence[Kernel]):
@@ -202,7 +221,15 @@ def _on_rank(inputs, on: str, ranks, files: Sequence[str]):
         return inputs   # no row lacks a ceiling, or none has a link: whatif says so
     # the links as ceilings of every --on roof (the judging one, and the basis --hardware
     # takes efficiencies against), as train writes them into its own file's roof
-    roofs, kernels = with_links(inputs.roofs, inputs.kernels, links)
+    links = apart_links(inputs.roofs, inputs.kernels, links)
+    # each row pays that link's hops, as `train --on` the device counts them (on_link; s38
+    # C: `--on` a cluster profile kept an H100 file's none, 3.3 s where train says 3.38 s)
+    kernels = tuple(on_link(k, links[id(k)].bus_bytes_per_s, links[id(k)].hop_latency_s,
+                            _ring_ranks(k, ranks, on)) if id(k) in links else k
+                    for k in inputs.kernels)
+    links = {id(new): links[id(old)] for old, new in zip(inputs.kernels, kernels, strict=True)
+             if id(old) in links}
+    roofs, kernels = with_links(inputs.roofs, kernels, links)
     return replace(inputs, roofs=roofs, kernels=kernels)
 
 
@@ -242,9 +269,11 @@ def hardware_change(kernels: Sequence[Kernel], targets: tuple, hardware: str, ra
         return targets, None, ""
     mine, said = own_work(files, hardware, ranks)
     mine = mine or (lambda k: k)
-    links = row_links(kernels, hardware, ranks=ranks)
+    links = apart_links(targets, kernels, row_links(kernels, hardware, ranks=ranks))
     by_name = {k.name: links[id(k)] for k in kernels if id(k) in links}
     targets = with_links(targets, kernels, links)[0] if links else targets
+    said = "; ".join(n for n in (said, *(_unpriced(k, by_name[k.name], hardware)
+                                         for k in kernels if k.name in by_name)) if n)
 
     def change(k: Kernel) -> Kernel:
         if k.name not in by_name:
@@ -256,6 +285,24 @@ def hardware_change(kernels: Sequence[Kernel], targets: tuple, hardware: str, ra
                                _ring_ranks(k, ranks, hardware)), link.level)
 
     return targets, change, said
+
+
+def _unpriced(k: Kernel, link: Link, hardware: str) -> str:
+    """The note on row k's ZeRO stages whose hops on `link` are not priced
+    (train_comm.unpriced_stages: a file from before their hop_rounds, with no hop latency
+    to scale); "" where each stage is."""
+    from ..model.train_comm import unpriced_stages
+    from ..units import fmt_seconds
+
+    keys = unpriced_stages(k, link.hop_latency_s)
+    if not keys:
+        return ""
+    stages = ", ".join("DDP" if key == "0" else f"ZeRO-{key}" for key in keys)
+    return (f"{k.name}: the file's by_zero gives no hop_rounds (a file from before session "
+            f"37) and it had no hop latency to scale, so its {stages} "
+            f"times (what `rooflab report` prices a --zero move with) pay none of "
+            f"{hardware}'s {fmt_seconds(link.hop_latency_s)} per ring hop; `rooflab train "
+            f"... -o` writes them")
 
 
 def _ring_ranks(k: Kernel, ranks, spec: str) -> int | None:

@@ -16,6 +16,8 @@ from .names import (
     BIN,
     SIZE,
     also_named,
+    board_words,
+    card_board,
     family_tokens,
     gpu_bin,
     short_name,
@@ -166,6 +168,14 @@ def refuse_other_board(ix: Any, text: str, q: frozenset[str]) -> None:
             f"unknown hardware '{text}': {seller} sells no {name} {board}; the {name}'s "
             f"{board} card is the {short_name(meant[0].name)} (the catalog has "
             f"{boards_there}): give '{short_name(meant[0].name)}'")
+    if len(family) == 1 and card_board(family[0]) == "pcie":
+        # 'rtx 4090 sxm': the one entry is a PCIe card (names._pcie_card takes 'pcie'), and
+        # no other board of it is made; it said "another board has other clocks" (s38 C)
+        other = " ".join(_BOARD_WORDS[b] for b in sorted(boards - {"pcie"}))
+        raise HardwareNotFound(
+            f"unknown hardware '{text}': the {name} is a PCIe card "
+            f"({board_words(family[0])}), with no {other} board: give '{boards_there}' "
+            f"where it is your card, or measure yours with `rooflab probe`")
     # another board has other clocks, power and memory: no pick, and a one-entry family is
     # named only for the user who has that very card
     those = "that name" if len(family) == 1 else "one of those"

@@ -180,16 +180,50 @@ def short_name(name: str) -> str:
     return " ".join(words)
 
 
+def card_board(dev: Any) -> str | None:
+    """'pcie' for a GPU whose catalog entry is a PCIe card though its name says no board:
+    its peer link is PCIe (RTX 4090, L40S: 'PCIe Gen4 x16'), or an NVLink bridge, which
+    joins PCIe cards (A30, RTX 3090); else None. An SXM or OAM module's peer link is
+    NVLink or Infinity Fabric without a bridge; every card's host link is PCIe, so that
+    says nothing."""
+    link = str(getattr(dev, "interconnect", "") or "").lower()
+    # a laptop GPU talks PCIe but is soldered, no card ('RTX 4060 Laptop GPU')
+    laptop = {"laptop", "mobile", "maxq"} & set(tokens(dev.name))
+    if getattr(dev, "kind", "") != "gpu" or not link or laptop:
+        return None
+    return "pcie" if link.startswith("pcie") or "bridge" in link else None
+
+
+def board_words(dev: Any) -> str:
+    """'PCIe Gen4 x16' (an RTX 4090's host link, its only link), 'PCIe Gen4 x16; NVLink 3
+    (bridge) between cards' (an A30's): what makes card_board's entry a PCIe card."""
+    host = getattr(dev, "host_link", None) or dev.interconnect
+    return host if dev.interconnect == host else f"{host}; {dev.interconnect} between cards"
+
+
+def board_note(text: str, found: Any) -> str:
+    """"'rtx 4090 pcie' is NVIDIA GeForce RTX 4090, a PCIe card (PCIe Gen4 x16)" where the
+    name's board word is not in the entry's name but is the board it is (card_board); ""
+    otherwise."""
+    q = frozenset(tokens(text))
+    own = frozenset(t for label in (found.name, *found.aliases) for t in tokens(label))
+    if "pcie" not in q or "pcie" in own or card_board(found) != "pcie":
+        return ""
+    return f"'{text}' is {found.name}, a PCIe card ({board_words(found)})"
+
+
 def choice_note(text: str, found: Any, devices: Sequence[Any]) -> str:
     """"'A100' is NVIDIA A100 80GB SXM (also: A100 40GB SXM, ...; name one to choose)" where
-    `text` fits several sizes or boards of one product (also_named); "" where it fits one."""
+    `text` fits several sizes or boards of one product (also_named); "'rtx 4090 pcie' is
+    NVIDIA GeForce RTX 4090, a PCIe card (...)" where its board word is the board the one
+    entry is (board_note); "" where it names the entry."""
+    if said := board_note(text, found):
+        return said
     others = also_named(text, found, devices)
     if not others:
         return ""
     return (f"'{text}' is {found.name} (also: {', '.join(short_name(d.name) for d in others)}"
             f"; name one to choose)")
-
-
 
 
 def _unique(devices) -> list[Any]:
@@ -312,6 +346,9 @@ class DeviceIndex:
         bare = self._keys.get("".join(t for t in tokens(text) if not SIZE.match(t)))
         if asked and bare is not None and self._has_size(bare, asked):
             return bare
+        card = self._pcie_card(text, q)
+        if card is not None:
+            return card
         from . import name_errors as refuse
         from .name_words import core_not_product
 
@@ -319,6 +356,30 @@ class DeviceIndex:
         refuse.refuse_other_board(self, text, q)
         raise HardwareNotFound(core_not_product(text, self.devices)
                                or f"unknown hardware '{text}'; {self.suggest(text)}")
+
+    def _pcie_card(self, text: str, q: frozenset[str]) -> Any | None:
+        """'rtx 4090 pcie', 'l40s pcie': the one entry the name less 'pcie' (and a size it
+        can be) is, where that entry is a PCIe card though its name gives no board
+        (card_board); None otherwise. The word was refused as a variant (the RTX 4090 has
+        no 'pcie' in its name), and the error told the user to give 'RTX 4090' as if it
+        were another board (s38 C)."""
+        asked = {t for t in q if SIZE.match(t)}
+        rest = q - asked - FORM_FACTORS
+        if q & FORM_FACTORS != {"pcie"} or not rest:
+            return None
+        hits = _unique(dev for toks, _, dev in self._names
+                       if toks - {t for t in toks if SIZE.match(t)} == rest)
+        if len(hits) != 1 or self._variants[hits[0].name] & FORM_FACTORS:
+            return None
+        dev = hits[0]
+        if card_board(dev) != "pcie":
+            return None
+        if asked and not self._has_size(dev, asked):   # 'rtx 4090 48gb pcie': the sizes
+            from .name_errors import refuse_size
+
+            refuse_size(self, text, q - {"pcie"})
+            return None
+        return dev
 
     def match(self, text: str) -> Any | None:
         """For driver/profiler strings: most specific entry named inside the text.

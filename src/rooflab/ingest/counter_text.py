@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..errors import ParseError
 from ..files import STDIN_NAME
-from ..files_decode import cut_note, last_line_cut
+from ..files_decode import cut_note, last_line_cut, unpack_hint
 from .ncu_csv import read_text
 from .skips import SkipLog
 
@@ -29,6 +29,9 @@ def counter_text(path: str, text: str | None = None, log: SkipLog | None = None)
     head = text[:4096]
     odd = [i for i, ch in enumerate(head) if ch in "\x00\ufffd"]
     if odd and ("\x00" in head or len(odd) > len(head) // 50):
+        packed = unpack_hint(path) if path != STDIN_NAME else ""
+        if packed:   # run.csv.xz: what to do with it, not only that it is binary
+            raise ParseError(packed, path=path)
         raise ParseError("holds binary data, not the text likwid-perfctr or perf stat "
                          "writes: is it the right file?", path=path,
                          line=head[:odd[0]].count("\n") + 1)

@@ -160,6 +160,7 @@ def _read_json(p: Path, path: str) -> object:
             "not a UTF-8 text file" in text or "is a directory" in text
         if not foreign:
             raise
+        _refuse_csv_named_otherwise(p, path, text)
         where = f"{exc.path}:{exc.line}: " if exc.line is not None else f"{exc.path}: "
         raise ParseError(f"{text.removeprefix(where)}; {ACCEPTED}", path=exc.path,
                          line=exc.line) from None
@@ -282,6 +283,27 @@ def save_kernels(path: str | os.PathLike, kernels: Kernel | Iterable[Kernel]) ->
         raise InputError(f"save_kernels(): {exc}; keep meta to numbers, strings, lists and "
                          f"dicts") from None
     return write_atomic(path, text)
+
+
+def _refuse_csv_named_otherwise(p: Path, path: str, error: str) -> None:
+    """A kernel CSV saved as k.txt or k.tsv is read by its suffix as JSON ("invalid JSON:
+    Expecting value ... is it the right file?", s38 G): its header said, and the name
+    that reads it."""
+    if "invalid JSON" not in error:
+        return
+    try:
+        with p.open("rb") as fh:
+            first = fh.read(512).decode("utf-8", "replace").lstrip("\ufeff").split("\n")[0]
+    except OSError:
+        return
+    cells = {c.strip().strip('"').lower() for c in first.replace("\t", ",").split(",")}
+    if {"flop", "bytes"} <= cells and cells & {"name", "kernel"}:
+        tabs = " with commas between the columns" if "\t" in first else ""
+        shown = first.strip()[:60].replace("\t", "\\t")
+        raise ParseError(f"this is a kernel CSV (its header: {shown}), named "
+                         f"{p.suffix or 'without a suffix'}: rooflab reads a kernel file as "
+                         f"CSV by its .csv name; save it as {p.stem}.csv{tabs}", path=path,
+                         line=1)
 
 
 def _starts_like_json(p: Path) -> bool:

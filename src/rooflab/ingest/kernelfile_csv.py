@@ -226,6 +226,12 @@ def _refuse_header(header: list[str], missing: list[str], path: str) -> None:
         # would then read wrongly here): ask for comma-separated values, '.' decimals
         raise ParseError("the columns are separated by ';': save the sheet as comma-separated "
                          "CSV with '.' as the decimal mark", path=path, line=1)
+    if missing and len(header) == 1 and "\t" in header[0]:
+        # a sheet saved as "Text (Tab delimited)" or pasted from one (s38 G: it said only
+        # "missing column(s) name, flop, bytes", which the header plainly has)
+        raise ParseError("the columns are separated by tabs: save the sheet as "
+                         "comma-separated CSV (or `tr '\\t' , < FILE > NEW.csv`)",
+                         path=path, line=1)
     if missing and "ai" in header:
         # seed 000 §4.3's (AI, GFLOPS) pairs: a point with no FLOP or bytes has no floor,
         # no time share and nothing a what-if could change
@@ -340,9 +346,16 @@ def _check_cells(raw: dict, fieldnames: list[str], path: str, line: int) -> None
     if not short and not any(c.strip() for c in extra):
         return
     cells = len(extra) + sum(v is not None for k, v in raw.items() if k is not None)
+    # a '"' left open makes one cell of the lines after it (s38 G: "1 cells" said nothing
+    # of the quote, which is what to mend)
+    values = [v for k, v in raw.items() if k is not None and v is not None] + extra
+    spans = sum(v.rstrip("\r\n").count("\n") for v in values)   # EOF's newline: no line
+    quote = ("; a '\"' opens a quoted cell that runs on over the next lines: close it or "
+             "remove it" if spans else "")
+    line -= spans   # the row's first line, where the quote opens (`line` is its last)
     raise ParseError(f"{cells} cells, the header has {len(fieldnames)} "
                      f"({','.join(h.strip() for h in fieldnames)}); give each column one cell "
-                     f"(an empty one for no value)", path=path, line=line)
+                     f"(an empty one for no value){quote}", path=path, line=line)
 
 
 def _flop_columns(header: list[str]) -> dict[str, str]:

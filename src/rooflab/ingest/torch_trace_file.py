@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..errors import ParseError
 from ..files import decode_json, json_end_hint
-from ..files_decode import open_text
+from ..files_decode import open_text, unpack_hint
 from .torch_trace_stream import CHUNK, BadJSON, Fallback, TraceReader, read_text
 
 
@@ -121,6 +121,9 @@ def _binary(path: str, blob: bytes) -> str:
     if blob.startswith(_NCU_REP_MAGIC) or path.lower().endswith(".ncu-rep"):
         return ("not a chrome trace: an Nsight Compute report (.ncu-rep); read it with "
                 "`rooflab ncu FILE`")
+    packed = unpack_hint(path)
+    if packed:   # trace.json.xz: decompressed first (a .gz trace is read as it is)
+        return f"not a chrome trace: it {packed}"
     if blob.startswith(b"SQLite format 3"):
         return ("not a chrome trace: an SQLite database (rocprofv3's rocpd?); read it with "
                 "`rooflab rocprof FILE`")

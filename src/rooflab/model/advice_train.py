@@ -6,7 +6,7 @@ which hold no state to shard. Fusing a collective "with the neighbouring pass" o
 bf16 gradients "in a narrower type" (they are 16-bit already) was the generic advice.
 
 The collective's levers come from its meta (workloads/llm/train_dp.comm_kernel): the
-exposed time under overlap (PyTorch DDP's 25 MB buckets, Li et al. 2020), every ZeRO
+exposed time under overlap (PyTorch DDP's buckets, Li et al. 2020), every ZeRO
 stage's bytes at this N (Rajbhandari et al. 2020, sec. 7.2: stages 1 and 2 move the
 all-reduce's volume, stage 3 1.5x), and 16-bit gradients for an fp32 step (DDP's
 bf16_compress_hook). Pure: no I/O.
@@ -37,15 +37,39 @@ FOLDABLE = {
 }
 
 
-# by ZeRO stage (1 and 2 read as DDP's all-reduce before s35 N): 0 DDP, 1-2 ZeRO, 3 FSDP
-_ZERO12_HOW = ("ZeRO-1/2 reduce-scatters the gradients in 25 MB buckets as the backward "
-               "produces them")
-OVERLAP_HOW = {0: "PyTorch DDP all-reduces 25 MB buckets as the backward produces them "
-                  "(Li et al. 2020)",
-               1: _ZERO12_HOW, 2: _ZERO12_HOW,
-               3: "FSDP prefetches the weights' all-gathers under the forward and "
-                     "backward and reduce-scatters the gradients as the backward produces "
-                     "them"}
+# by ZeRO stage (1 and 2 read as DDP's all-reduce before s35 N): 0 DDP, 1-2 ZeRO, 3 FSDP;
+# the bucket as the row's meta sets it (overlap_how; "25 MB" for every scheme before s38 H,
+# where DeepSpeed's is 5e8 elements, 1 GB at bf16, and DDP's first bucket 1 MiB)
+_FSDP_HOW = ("FSDP prefetches the weights' all-gathers under the forward and backward and "
+             "reduce-scatters the gradients as the backward produces them")
+
+
+def overlap_how(meta: dict) -> str:
+    """How the step's scheme overlaps its gradients' collective with the backward, its
+    bucket from meta collectives[0] (train_dp.comm_kernel): 'PyTorch DDP all-reduces 25
+    MiB buckets (the first 1 MiB), filled tensor by tensor, ...', 'ZeRO-1/2
+    reduce-scatters the gradients in 1 GB buckets (DeepSpeed's reduce_bucket_size, 5e8
+    elements), ...'; the defaults' words where the file does not say."""
+    zero = meta.get("zero")
+    if zero == 3:
+        return _FSDP_HOW
+    listed = meta.get("collectives")
+    c = listed[0] if isinstance(listed, list) and listed and isinstance(listed[0], dict) \
+        else {}
+    cap, first = _number(c.get("bucket_bytes")), _number(c.get("first_bucket_bytes"))
+    filled = ", filled tensor by tensor," if c.get("tensor_runs") else ""
+    if zero in (1, 2):
+        width = _number(meta.get("grad_bytes")) or 2.0
+        elements = f"{(cap or 0) / width:.3g}".replace("e+0", "e").replace("e+", "e")
+        size = (f"{si(cap, 'B')} buckets (DeepSpeed's reduce_bucket_size, {elements} "
+                f"elements)" if cap else
+                "DeepSpeed's reduce_bucket_size buckets (5e8 elements by default)")
+        return (f"ZeRO-1/2 reduce-scatters the gradients in {size}{filled} as the backward "
+                f"produces them")
+    size = f"{cap / 2**20:g} MiB" if cap else "25 MiB"
+    size += f" (the first {first / 2**20:g} MiB)" if first and cap and first != cap else ""
+    return (f"PyTorch DDP all-reduces {size} gradient buckets{filled} as the backward "
+            f"produces them (Li et al. 2020)")
 
 
 def _meta(kernel: Kernel) -> dict:
@@ -94,14 +118,15 @@ def comm_advice(p: Point, e: Efficiency, kernel: Kernel) -> list[Advice]:
         said = "this step ran --no-overlap: all of it after the backward"
         out.append(_scaled(
             p, e, "overlap it with the backward (gradient buckets)",
-            f"{OVERLAP_HOW.get(meta.get('zero'), OVERLAP_HOW[0])}: the step waits only "
+            f"{overlap_how(meta)}: the step waits only "
             f"for what is left after the backward, "
             f"{fmt_seconds(hidden)} of its {fmt_seconds(comm)}; {said}", hidden / comm,
-            f"each bucket ready after an equal share of the backward, the buckets queued on "
+            f"each bucket ready as the backward writes its gradients (FSDP's units after "
+            f"an equal share of the backward), the buckets queued on "
             f"the link; at least the last bucket stays exposed (smaller buckets shrink that "
             f"tail, larger ones pay fewer per-collective latencies, which the catalog link "
-            f"does not carry), and the embedding's gradient over 25 MB, written by the "
-            f"backward's last kernel, is a bucket of its own after it; {link}"))
+            f"does not carry), and the embedding's gradient over the bucket size, written "
+            f"by the backward's last kernel, is a bucket of its own after it; {link}"))
     out += _stage_moves(p, e, meta, comm, link)
     if meta.get("grad_bytes") == 4:
         out.append(_scaled(

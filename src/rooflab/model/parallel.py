@@ -229,8 +229,9 @@ def dp_step(layers: Sequence[Layer], roof: Roof, link: Link | None, n: int,
 
 
 def _ring_per_layer(layers: int, link: Link | None, n: int) -> str:
-    """RING with what a step holds: one all-reduce per layer (DDP buckets ~ layers), so
-    the step pays the ring's latency `layers` times (review 15v F-a: 1.76 ms + 16 x 140 us
+    """RING with what a step holds: one all-reduce per linear layer (DDP buckets ~ its
+    weight matrices, each past 25 MiB at 7B sizes), so the step pays the ring's latency
+    `layers` times (review 15v F-a: 1.76 ms + 16 x 140 us
     = 4.0 ms at 8 GPUs, not the 1.9 ms a single all-reduce gives)."""
     # "linear layer", not "layer": scale's 32 blocks hold 128 of them, and a user reading
     # "per layer: 128" against "32 blocks" took the count for a mistake (s37 A)

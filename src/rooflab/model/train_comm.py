@@ -4,12 +4,16 @@ for, its exposed time, is worked out again from its collectives and the compute 
 under, so that a verb's step floor is the kernels' floors plus the exposed part, as `rooflab
 train` adds them (s29 gA: summed whole, the rows read 256 ms for train's 230 ms step).
 
-The overlap is workloads/llm/train_dp.py's (PyTorch DDP's 25 MB buckets, Li et al. 2020):
-a collective of T seconds over B buckets, each bucket ready after an equal share of its
-window W of compute, leaves bucket_exposed_s(T, W, B) exposed, and the gradients' bucket
-ready only when the backward ends (the embedding's, last_bucket_s_each of T) all of its
-time after it; one with no window (the all-gather after the optimizer step) all of T.
-The row's meta lists its collectives
+The overlap is workloads/llm/train_dp.py's (Li et al. 2020): PyTorch DDP's buckets (1 MiB
+first, then 25 MiB, filled tensor by tensor: meta tensor_runs), each ready when the backward
+has written its last gradient, and DeepSpeed ZeRO-1/2's (5e8 elements, filled so too), each
+when the next gradient would overflow it, queued on the link one at a time
+(model/ddp_ready.py); the other pieces (FSDP's units, a file's buckets without tensor_runs),
+a collective of T seconds over B buckets each ready after an equal share of its window W,
+leave bucket_exposed_s(T, W, B) exposed, and the gradients' bucket ready only when the
+backward ends (the embedding's, last_bucket_s_each of T) all of its time after it; one with
+no window (the all-gather after the optimizer step) all of T. The row's meta lists its
+collectives
 (`collectives`, with the window part each hides under); a file written before that list
 existed keeps the share of its time the file says is exposed. Pure: no I/O.
 """
@@ -17,9 +21,10 @@ existed keeps the share of its time the file says is exposed. Pure: no I/O.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from .ddp_ready import ddp_buckets, tensor_exposed_s
 from .kernel import Kernel
 
 COMM_PART = "comm"
@@ -110,10 +115,16 @@ def exposure(k: Kernel, comm_s: float, windows: Mapping[str, float],
         last = c["last_s_each"] and _retimed(c["last_s_each"],
                                              c["latency_s_each"] / c["launches"], scale)
         w = windows.get(c["window"], 0.0) / micro
-        both = bucket_exposed_s(t, w, c["buckets"], min(last, t)) * c["calls"]
+        if c["runs"]:     # DDP's, DeepSpeed's buckets, each ready when filled (ddp_ready)
+            both = tensor_exposed_s(t, w, c["runs"], c["limits"],
+                                    c["latency_s_each"], c["rule"]) * c["calls"]
+        else:
+            both = bucket_exposed_s(t, w, c["buckets"], min(last, t)) * c["calls"]
         total += both if overlap else t * c["calls"]
         hidden += both
-    return Exposure(comm_s, total, overlap_s=hidden)
+    # the whole is the bandwidth part and the hops, as train's comm_s (s38 C: whatif and
+    # choose said 44.9 ms of a row whose 226 buckets' hops train counts in 58.5 ms)
+    return Exposure(comm_s + lat, total, overlap_s=hidden)
 
 
 def on_link(k: Kernel, bus_bytes_per_s: float, hop_s: float, ranks: int | None = None) -> Kernel:
@@ -180,6 +191,7 @@ def _stages_on(meta: Mapping, sent: float, link: tuple[float, float],
 
     def retime(key: str, b: float, t: float) -> tuple[float, float]:
         rounds = _number(stages[key].get("hop_rounds"))
+        rounds = _file_rounds(meta, key) if rounds is None else rounds
         if rounds is not None and rounds >= 0:
             hops = rounds * round_s
         else:
@@ -187,6 +199,41 @@ def _stages_on(meta: Mapping, sent: float, link: tuple[float, float],
         return b * ring, b * ring / bus + hops
 
     return restaged(stages, meta.get("zero"), retime, (sent, comm_s))
+
+
+def _file_rounds(meta: Mapping, key: str) -> float | None:
+    """Stage `key`'s hop rounds where by_zero gives none (a file from before s37 B): the
+    row's own stage's from its collectives (each launch of an all-reduce two rounds of N-1
+    hops, of the others one), and under ZeRO-1 or -2 the other's (the same DeepSpeed
+    buckets; ZeRO-2 reduce-scatters each micro-batch, ZeRO-1 once a step); None for the
+    others (DDP's buckets and FSDP's units are not in the row: unpriced_stages)."""
+    own, listed = str(meta.get("zero")), meta.get("collectives")
+    if not isinstance(listed, list) or not (key == own or {key, own} == {"1", "2"}):
+        return None
+    micro = _number(meta.get("accumulate")) or 1.0
+    total = 0.0
+    for c in listed:
+        launches = _number(c.get("launches_each")) or _number(c.get("buckets"))
+        calls = _number(c.get("calls"))
+        if not launches or calls is None:
+            return None
+        if key != own and c.get("kind") == "reduce-scatter":
+            calls = micro if key == "2" else 1.0
+        total += launches * (2 if c.get("kind") == "all-reduce" else 1) * calls
+    return total
+
+
+def unpriced_stages(k: Kernel, hop_s: float) -> list[str]:
+    """The ZeRO stages of row k's by_zero whose hops on a link of `hop_s` a hop on_link
+    cannot price: a file without hop_rounds (before s37 B) and without hop latency (none
+    to scale), the stages _file_rounds cannot derive; they keep their bandwidth time
+    alone, and whatif says so. [] where each is priced."""
+    stages, listed = k.meta.get("by_zero"), _collectives(k.meta.get("collectives"))
+    if hop_s <= 0 or not whole_stages(stages) or listed is None \
+            or sum(c["latency_s_each"] for c in listed) > 0:
+        return []
+    return [key for key, v in stages.items()
+            if _number(v.get("hop_rounds")) is None and _file_rounds(k.meta, key) is None]
 
 
 def whole_stages(stages: object) -> bool:
@@ -244,9 +291,17 @@ def _collectives(value: object) -> list[dict] | None:
         # collectives launched per call (FSDP's backward: two a block unit); s36 C's file
         # had one a bucket
         launches = _number(c.get("launches_each")) or b
+        cap = _number(c.get("bucket_bytes")) or 0.0
+        # tensor by tensor, DDP's (s37 on) and DeepSpeed's (s38 H): timed bucket by bucket
+        # as they become ready
+        by = c.get("bucket_by")
+        runs = _runs(c.get("tensor_runs")) if by in ("tensors", "elements") and cap > 0 \
+            else None
         out.append({"seconds_each": t, "calls": n, "buckets": int(b), "last_s_each": last,
                     "latency_s_each": lat, "launches": max(1.0, launches),
-                    "window": str(c.get("window") or "none")})
+                    "window": str(c.get("window") or "none"), "runs": runs,
+                    "rule": "deepspeed" if by == "elements" else "ddp",
+                    "limits": (_number(c.get("first_bucket_bytes")) or cap, cap)})
     return out
 
 
@@ -282,37 +337,21 @@ def _older_optimizer(k: Kernel) -> bool:
             and not name.startswith(("optimizer.clip_grad.", "optimizer.grad_scaler.")))
 
 
-def ddp_buckets(runs: Sequence[tuple[float, int]], limits: Sequence[float]) -> int:
-    """How many buckets PyTorch DDP fills from gradients of (bytes, how many in a row) in
-    ready order: a tensor joins the open bucket, which closes once its bytes reach its
-    limit (>=, so it may end past it), the first bucket limits[0], each later the last of
-    `limits` (reducer.cpp compute_bucket_assignment_by_size; grad_tensors.py). llama-2-7b
-    at bf16 under [1 MiB, 25 MiB]: lm_head's 262 MB alone, each layer's 7 matrices (32 MiB
-    and 86 MiB, each past 25 MiB) one a bucket with the norms before them, the embedding's
-    262 MB last: 1 + 32 x 7 + 1 = 226 (by bytes, 13.5 GB / 25 MiB: 506)."""
-    n, size, i = 0, 0.0, 0
-    for b, count in runs:
-        for _ in range(count):
-            size += b
-            if size >= limits[min(i, len(limits) - 1)]:
-                n, size, i = n + 1, 0.0, i + 1
-    return n + (1 if size > 0 else 0)
-
-
 def rebucketed(c: Mapping, out: dict, f: float, fg: float) -> dict:
     """`out`, the collective `c` after whatif --precision scaled its bytes by `f` (its
     gradients' by `fg`) and its time by `f`, with its buckets counted again by how its
     scheme sets them (bucket_by, train_dp_comm): "bytes" (DDP's bucket_cap_mb) as many as
     the new bytes fill, "tensors" (DDP's, tensor by tensor: ddp_buckets) as the tensors
     at their new width fill them (llama-2-7b bf16 -> fp32: 226 -> 226), "elements"
-    (DeepSpeed's reduce_bucket_size) and "unit" (FSDP's blocks) as many as before, their
-    bytes following the width; the hop latency (latency_s_each) with the count, the rest
-    of the time with the bytes. A file without bucket_by: the latency x f (s36 C)."""
+    (DeepSpeed's reduce_bucket_size), "unit" (FSDP's blocks) and "call" (a --tp
+    collective, one launch a call) as many as before, their bytes following the width;
+    the hop latency (latency_s_each) with the count, the rest of the time with the bytes.
+    A file without bucket_by: the latency x f (s36 C)."""
     lat, t = _number(c.get("latency_s_each")) or 0.0, _number(c.get("seconds_each"))
     by, n = c.get("bucket_by"), _number(c.get("buckets"))
     if t is None or n is None or n < 1:
         return out
-    if by not in ("bytes", "elements", "unit", "tensors"):
+    if by not in ("bytes", "elements", "unit", "tensors", "call"):
         if lat:
             out["latency_s_each"] = min(lat * f, out["seconds_each"])
         return out
@@ -327,6 +366,9 @@ def rebucketed(c: Mapping, out: dict, f: float, fg: float) -> dict:
             out["last_bucket_s_each"] = 0.0
     elif by == "elements" and (_number(c.get("bucket_bytes")) or 0) > 0:
         out["bucket_bytes"] = float(c["bucket_bytes"]) * f
+        if runs := _runs(c.get("tensor_runs")):     # the same tensors, as many buckets
+            out["tensor_runs"] = [[b * f, n] for b, n in runs]
+            out["first_bucket_bytes"] = out["bucket_bytes"]
     elif by == "tensors" and (runs := _runs(c.get("tensor_runs"))):
         new_n = _retensored(c, out, runs, fg)
     # each launch pays the link's hops: their count moves with the buckets'

@@ -109,12 +109,46 @@ def overlaps_many(bs: np.ndarray, box: Box, tol: float = 0.0) -> np.ndarray:
             & (np.minimum(bs[:, 3], box[3]) - np.maximum(bs[:, 1], box[1]) > tol))
 
 
+# Fewer boxes than this are all worked out: picking the ones in reach (_within) costs more
+# than it saves.
+FEW_BOXES = 64
+
+
 def overlap_matrix(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
-    """overlap_area(boxes[i], others[j]) at [i, j]."""
+    """overlap_area(boxes[i], others[j]) at [i, j]. Only the others that meet the boxes'
+    joint extent are worked out (the rest share no area with any of them): a label's
+    candidates against the grid cells of 20 000 markers met a tenth of them."""
+    if len(others) <= FEW_BOXES:
+        return _areas(boxes, others)
+    out = np.zeros((len(boxes), len(others)))
+    cols = _within(others, boxes)
+    if len(cols):
+        out[:, cols] = _areas(boxes, others[cols])
+    return out
+
+
+def _areas(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
     a, b = boxes[:, None, :], others[None, :, :]
     dx = np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0])
     dy = np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1])
     return np.where((dx > 0) & (dy > 0), dx * dy, 0.0)
+
+
+def _within(others: np.ndarray, boxes: np.ndarray, closed: bool = False) -> np.ndarray:
+    """The indices of the others that may meet some box: every one unless the boxes are
+    finite (a NaN box meets nothing, but its NaN would spoil the extent), else those
+    reaching into the boxes' joint extent (x0 < max x1, x1 > min x0, the same in y: one
+    outside it has dx or dy <= 0 against every box). closed: touching counts (<=)."""
+    if not len(boxes) or not len(others):
+        return np.arange(0)
+    if not np.isfinite(boxes).all():
+        return np.arange(len(others))
+    lo, hi = boxes.min(axis=0), boxes.max(axis=0)
+    if closed:
+        return np.flatnonzero((others[:, 0] <= hi[2]) & (others[:, 2] >= lo[0])
+                              & (others[:, 1] <= hi[3]) & (others[:, 3] >= lo[1]))
+    return np.flatnonzero((others[:, 0] < hi[2]) & (others[:, 2] > lo[0])
+                          & (others[:, 1] < hi[3]) & (others[:, 3] > lo[1]))
 
 
 def sums_in_order(m: np.ndarray, add: float = 0.0) -> list:
@@ -123,16 +157,15 @@ def sums_in_order(m: np.ndarray, add: float = 0.0) -> list:
     pairwise sum may differ from Python's in the last bit when a row has three or more
     terms; with one or two, any order gives the same sum."""
     pos = m > 0
-    count = pos.sum(axis=1)
+    # the columns with a positive value only (an overlap matrix against many obstacles is
+    # mostly zeros): adding 0.0 leaves a sum as it was, so the sums are the same
+    cols = np.flatnonzero(pos.any(axis=0))
+    m, pos = m[:, cols], pos[:, cols]
+    count = pos.sum(axis=1).tolist()
     fast = np.where(pos, m + add, 0.0).sum(axis=1).tolist()
-    out: list = []
-    for i, (n, v) in enumerate(zip(count.tolist(), fast, strict=True)):
-        if n == 0:
-            out.append(0)
-        elif n <= 2:
-            out.append(v)
-        else:
-            out.append(sum((m[i][pos[i]] + add).tolist()))
+    out: list = [v if n else 0 for n, v in zip(count, fast, strict=True)]
+    for i in (i for i, n in enumerate(count) if n > 2):
+        out[i] = sum((m[i][pos[i]] + add).tolist())
     return out
 
 
@@ -142,11 +175,16 @@ def hits_matrix(starts: np.ndarray, ends: np.ndarray, boxes: np.ndarray) -> np.n
     with hundreds of labels, most pairs are far apart."""
     out = np.zeros((len(starts), len(boxes)), dtype=bool)
     lo, hi = np.minimum(starts, ends), np.maximum(starts, ends)
-    near = ((boxes[None, :, 0] <= hi[:, 0:1]) & (lo[:, 0:1] <= boxes[None, :, 2])
-            & (boxes[None, :, 1] <= hi[:, 1:2]) & (lo[:, 1:2] <= boxes[None, :, 3]))
+    # first the boxes within reach of any segment (their joint extent), as overlap_matrix
+    cols = (_within(boxes, np.hstack([lo, hi]), closed=True) if len(boxes) > FEW_BOXES
+            else np.arange(len(boxes)))
+    b = boxes[cols]
+    near = ((b[None, :, 0] <= hi[:, 0:1]) & (lo[:, 0:1] <= b[None, :, 2])
+            & (b[None, :, 1] <= hi[:, 1:2]) & (lo[:, 1:2] <= b[None, :, 3]))
     i, j = np.nonzero(near)
     if not len(i):
         return out
+    j = cols[j]
     ax, ay, b = starts[i, 0], starts[i, 1], boxes[j]
     dx, dy = ends[i, 0] - ax, ends[i, 1] - ay
     t0, t1 = np.zeros(len(i)), np.ones(len(i))

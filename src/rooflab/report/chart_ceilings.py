@@ -4,7 +4,7 @@ roof with many (a catalog GPU has up to 10), the kernels' own plus the top float
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import InputError
 from ..model.ceiling import Ceiling, KernelCeiling, Roof, kernel_ceiling
@@ -78,8 +78,11 @@ def _auto_ceilings(roof: Roof, kernels: Sequence[Kernel], units: Sequence[str | 
     are judged by, fp32 beside fp64 (STEP_DRAWN) and the top float ceiling; without, the
     fastest unit of each precision. units: the roof's _held_units of the kernels."""
     if kernels:
-        want = {c for k, unit in zip(kernels, units, strict=True)
-                for c in _held(roof, k, unit)}
+        # _held asked once per kind of kernel: its ceilings depend on its precision, unit
+        # and which precisions have FLOP only (not how many), and 20 000 kernels have a few
+        kinds = {(k.precision, unit, frozenset(p for p, v in k.flop.items() if v > 0)): k
+                 for k, unit in zip(kernels, units, strict=True)}
+        want = {c for (_, unit, _), k in kinds.items() for c in _held(roof, k, unit)}
         want |= _steps_down(roof, kernels, units)
         top = roof.top_float_compute()
         if top.value > max(c.value for c in want):   # not a second name for the same height
@@ -216,29 +219,39 @@ class MixedRoof:
     roof: Roof
     held: KernelCeiling
     kernels: tuple[Kernel, ...]
+    # the kernels by identity, so holds() is one look-up: the chart asks it of every
+    # kernel, and a scan of 20 000 mixed kernels each was quadratic (~10 s; RESULTS.md s38)
+    _ids: frozenset[int] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_ids", frozenset(map(id, self.kernels)))
 
     @property
     def value(self) -> float:
         return self.held.ceiling.value
 
     def holds(self, kernel: Kernel) -> bool:
-        return any(kernel is k for k in self.kernels)
+        return id(kernel) in self._ids
 
 
 def mixed_roofs(judged: Sequence[tuple[Roof, Kernel]]) -> tuple[MixedRoof, ...]:
     """The weighted ceilings of the (roof, kernel) pairs whose kernel spans precisions on
     that roof, one per roof and value: kernels sharing one weighted ceiling draw it once.
     A kernel of one precision (or whose parts share one ceiling) gets none."""
-    groups: dict[tuple[str, float], MixedRoof] = {}
+    # (the last kernel's roof, the first one's ceiling, the kernels): a tuple grown by one
+    # kernel at a time was quadratic in a file of thousands of one mix
+    groups: dict[tuple[str, float], tuple[Roof, KernelCeiling, list[Kernel]]] = {}
     for roof, k in judged:
+        if not k.mixed:   # FLOP in one precision: its precision's ceiling, not a weighted one
+            continue
         held = held_ceiling(roof, k)
         if not held.weighted:
             continue
         key = (roof_label(roof), held.ceiling.value)
-        cur = groups.get(key)
-        groups[key] = MixedRoof(roof, cur.held if cur else held,
-                                (cur.kernels if cur else ()) + (k,))
-    return tuple(groups.values())
+        _, first, ks = groups.get(key) or (roof, held, [])
+        ks.append(k)
+        groups[key] = (roof, first, ks)
+    return tuple(MixedRoof(roof, held, tuple(ks)) for roof, held, ks in groups.values())
 
 
 def mixed_label(m: MixedRoof, judge: str = "") -> str:

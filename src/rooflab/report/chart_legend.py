@@ -68,20 +68,25 @@ def _axes_width_in(ax) -> float:
     return ax.get_position().width * ax.figure.get_size_inches()[0]
 
 
-def _legend_obstacles(ax, d: RooflineDisplay, renderer) -> list[tuple[float, ...]]:
-    """(x0, y0, x1, y1) boxes in display pixels the legend must not cover: every text on
-    the axes as drawn and every marker, its drawn diameter across."""
+def _legend_obstacles(ax, d: RooflineDisplay, renderer):
+    """(x0, y0, x1, y1) boxes in display pixels the legend must not cover, an (n, 4) array:
+    every text on the axes as drawn and every marker, its drawn diameter across."""
+    import numpy as np
+
     px = ax.figure.dpi / 72
-    boxes = [box for t in ax.texts if t.get_visible() and t.get_text().strip()
+    texts = [box for t in ax.texts if t.get_visible() and t.get_text().strip()
              for box in _text_boxes(t, renderer, px)]
     marks = [(p.ai, p.flop_per_s, p.size / 2) for p in d.points]
     marks += [(r.ai, r.flop_per_s, 2.5) for r in d.ridges]
     marks += [(x, y, 1.75) for ln in d.lines if ln.kind == "sweep"
               for x, y in zip(ln.xs, ln.ys, strict=True)]
-    for x, y, r in marks:
-        cx, cy = ax.transData.transform((x, y))
-        boxes.append((cx - r * px, cy - r * px, cx + r * px, cy + r * px))
-    return boxes
+    # every marker through the axes' transform at once, in arrays: a call and a tuple per
+    # marker were ~0.35 s of 20 000 kernels' plot (benchmarks/RESULTS.md session 38)
+    xyr = np.array(marks, dtype=float).reshape(-1, 3)
+    centre = ax.transData.transform(xyr[:, :2]) if len(xyr) else xyr[:, :2]
+    half = (xyr[:, 2] * px)[:, None]
+    return np.vstack([np.array(texts, dtype=float).reshape(-1, 4),
+                      np.hstack([centre - half, centre + half])])
 
 
 # A slope label's upright box is mostly empty (its text runs along the box's diagonal):
@@ -110,8 +115,11 @@ def _text_boxes(text, renderer, px: float) -> list[tuple[float, ...]]:
 
 def _covers(box, blocked) -> bool:
     """Whether a legend's box overlaps any of the blocked boxes."""
+    import numpy as np
+
     x0, y0, x1, y1 = box.extents
-    return any(a < x1 and c > x0 and b < y1 and e > y0 for a, b, c, e in blocked)
+    a, b, c, e = np.asarray(blocked, dtype=float).reshape(-1, 4).T
+    return bool(((a < x1) & (c > x0) & (b < y1) & (e > y0)).any())
 
 
 ARROW_LEGEND = "before \u2192 after"

@@ -52,16 +52,29 @@ def _positive_finite(x: float | None) -> bool:
     return x is not None and 0 < x < math.inf
 
 
-def _own_ceiling(roof: Roof, k: Kernel, mixed: Sequence[MixedRoof]
-                 ) -> tuple[Ceiling, str, bool]:
+def _own_ceiling(roof: Roof, k: Kernel, owners: dict[int, MixedRoof],
+                 found: dict[tuple[str, str | None], Ceiling]) -> tuple[Ceiling, str, bool]:
     """(ceiling, its name, drawn anyway) a kernel's ridge is marked at on `roof`: its
-    weighted ceiling where the chart draws one for it there, else its precision's."""
-    m = next((m for m in mixed if m.holds(k) and roof_label(m.roof) == roof_label(roof)),
-             None)
+    weighted ceiling where the chart draws one for it there (owners: _owners' of the
+    roof), else its precision's (found: the roof's compute_for by precision and unit so
+    far, asked once each)."""
+    m = owners.get(id(k))
     if m is not None:
         return m.held.ceiling, m.held.label, True
-    c = roof.compute_for(k.precision, held_unit(roof, k))[0]
+    key = (k.precision, held_unit(roof, k))
+    if key not in found:
+        found[key] = roof.compute_for(*key)[0]
+    c = found[key]
     return c, c.label, False
+
+
+def _owners(mixed: Sequence[MixedRoof], roof: Roof) -> dict[int, MixedRoof]:
+    """The weighted ceiling on `roof` (by name) of each kernel that has one there, by the
+    kernel's id, the first where two hold it: a scan of every weighted ceiling for each
+    kernel was quadratic in a file of thousands of mixes."""
+    label = roof_label(roof)
+    return {id(k): m for m in reversed(mixed) if roof_label(m.roof) == label
+            for k in m.kernels}
 
 
 def _ridges(roofs: Sequence[Roof], kept: Sequence[tuple[Ceiling, ...]],
@@ -77,7 +90,8 @@ def _ridges(roofs: Sequence[Roof], kept: Sequence[tuple[Ceiling, ...]],
         # The kernels' own ceilings first: the first ridge is the one that judges them
         # (a mixed kernel's weighted one, drawn as its own segment); then the top ceiling
         # drawn. A ceiling left out of the chart gets no ridge.
-        ceilings = [_own_ceiling(roof, k, mixed) for k in kernels]
+        owners, found = _owners(mixed, roof), {}
+        ceilings = list(dict.fromkeys(_own_ceiling(roof, k, owners, found) for k in kernels))
         if sweep_precision and roof.find_compute(sweep_precision):   # the sweep's knee
             c = roof.find_compute(sweep_precision)
             ceilings.append((c, c.label, False))

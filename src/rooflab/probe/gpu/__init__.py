@@ -29,6 +29,7 @@ from .catalog_match import match_catalog
 from .compute import tf32_env
 from .context import Context, sizes_for
 from .identity import identify, open_device, parse_torch_device, read_clocks
+from .lost_context import SKIP_ENV, TRITON, context_lost, lost_reason, rerun_hint, skip_stages
 from .timing import clock_timer, cuda_timer, torch_flush
 
 __all__ = ["compare_to_nominal", "probe_gpu"]
@@ -75,6 +76,8 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
     """
     kind, _ = parse_torch_device(device)
     sizes = sizes_for(kind, mode)
+    skip = skip_stages(name for name, _ in _STAGES)   # refused before anything runs
+    triton = False if TRITON in skip else triton
     if kind == "cuda" and (why := interpreter_refusal()):
         raise InputError(why)
     # PyTorch's CPU device needs torch only (the `torch` extra), not triton or NVML.
@@ -89,11 +92,15 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
     nominal = _catalog_nominal(host)
     host["l2_catalog_note"] = l2_catalog_note(host)
     source = f"rooflab probe --device {device} ({mode}) on {host['name']}, {now_iso()}"
-    say = _StageProgress(progress)
+    say = _StageProgress(progress, skip)
     ctx = Context(torch=torch, dev=dev, timer=_make_timer(torch, dev, host), sizes=sizes,
                   host=host, source=source, progress=say, triton=triton,
                   clocks=lambda: read_clocks(torch, dev))
+    if TRITON in skip:
+        ctx.skipped[TRITON] = f"left out by {SKIP_ENV}"
     results, errors = _run_stages(torch, dev, ctx, say)
+    lost = say.lost and {"stage": say.lost[0], "error": say.lost[1],
+                         "message": rerun_hint(*say.lost, device)}
     cache_ceilings, sweep_extras = results["memory: sweep"]
     overhead_s, overhead_figures = results["overhead"]
     host["clocks_after"] = read_clocks(torch, dev)
@@ -101,8 +108,12 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
                                 time.perf_counter() - load_t0)
     load["notes"] = gpu_load.load_notes(load, str(dev))
     if not any(results[k] for k in ("compute: matmul", "memory: stream")):
-        raise ProbeError(f"the probe of {device} measured nothing; first error: "
-                         f"{next(iter(errors.values()), 'none')}")
+        err = ProbeError(f"the probe of {device} measured nothing; " + (
+            lost["message"] if lost else
+            f"first error: {next(iter(errors.values()), 'none')}"))
+        # which stage lost the context, and its traceback: for gpu_check's re-run without it
+        err.context_lost, err.stage_errors = lost, errors
+        raise err
     measured = _measured_roof(host["name"], results, cache_ceilings, overhead_s,
                               [*identity_notes(host), *load["notes"],
                                *([host["l2_catalog_note"]] if host["l2_catalog_note"] else [])],
@@ -116,6 +127,7 @@ def probe_gpu(device: str, mode: str = "default", progress: Progress | None = No
         "mode": mode, "timer": ctx.timer.kind, "wall_s": time.perf_counter() - started,
         "measurements": ctx.record, "sweep": sweep_extras, "overheads": overhead_figures,
         "skipped": dict(ctx.skipped), "errors": errors, "nominal_checks": checks,
+        "context_lost": lost or None,
         "warnings": [w for c in measured.compute + measured.memory for w in c.warnings],
     }, "device_load": load, "below_nominal": below_nominal_extras(below)}
     return MachineProfile(host=host, nominal=nominal, measured=measured, extras=extras,
@@ -196,10 +208,13 @@ def identity_notes(host: dict) -> list[str]:
 
 class _StageProgress:
     """Context.progress: reports a stage to `progress` with the share of the run done
-    before it (`done`, raised by _run_stages; below 1 until the end)."""
+    before it (`done`, raised by _run_stages; below 1 until the end). It also carries the
+    stages left out (`skip`, ROOFLAB_GPU_SKIP_STAGES) and, once a stage lost the CUDA
+    context, (stage, the error's first line) in `lost`."""
 
-    def __init__(self, progress: Progress | None):
-        self.progress, self.done = progress, 0.0
+    def __init__(self, progress: Progress | None, skip: frozenset[str] = frozenset()):
+        self.progress, self.done, self.skip = progress, 0.0, skip
+        self.lost: tuple[str, str] | None = None
 
     def __call__(self, stage: str) -> None:
         if self.progress:
@@ -209,7 +224,8 @@ class _StageProgress:
 def _run_stages(torch, dev, ctx: Context,
                 say: _StageProgress) -> tuple[dict[str, object], dict[str, str]]:
     """Each stage's result, and the traceback of each stage that failed (its result then
-    empty: one failing stage must not lose the others)."""
+    empty: one failing stage must not lose the others). A stage in say.skip, or any after
+    one that lost the CUDA context (say.lost), is not run: its reason goes to ctx.skipped."""
     from . import compute, memory, overhead
 
     results: dict[str, object] = {}
@@ -228,13 +244,20 @@ def _run_stages(torch, dev, ctx: Context,
     with torch.cuda.device(dev) if dev.type == "cuda" else nullcontext():
         for stage_name, share in _STAGES:
             say(stage_name)
-            try:
-                results[stage_name] = steps[stage_name]()
-            except (RooflabError, KeyboardInterrupt):
-                raise
-            except Exception:  # noqa: BLE001 — one failing stage must not lose the others
-                errors[stage_name] = traceback.format_exc(limit=8)
-                results[stage_name] = empty.get(stage_name, [])
+            results[stage_name] = empty.get(stage_name, [])
+            if stage_name in say.skip or say.lost:
+                ctx.skipped[stage_name] = (lost_reason(*say.lost) if say.lost
+                                           else f"left out by {SKIP_ENV}")
+            else:
+                try:
+                    results[stage_name] = steps[stage_name]()
+                except (RooflabError, KeyboardInterrupt):
+                    raise
+                except Exception:  # noqa: BLE001 — one failing stage must not lose the others
+                    errors[stage_name] = traceback.format_exc(limit=8)
+                    # a sticky CUDA error: every later stage would only raise it again
+                    if (line := context_lost(torch, dev)) is not None:
+                        say.lost = (stage_name, line)
             say.done += share
     return results, errors
 

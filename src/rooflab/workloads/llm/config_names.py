@@ -37,12 +37,22 @@ def _normalise(name: str) -> str:
 
 def load_config(spec: str) -> ModelConfig:
     """A config.json path, or a bundled name (forgiving: 'TinyLlama-1.1B', 'llama-2-7b')."""
-    path = Path(spec)
+    if not spec.strip():
+        # Path('') is '.', which answered "is a directory with no config.json in it" (s38 G)
+        raise InputError(f"the model is empty ({spec!r}: an unset variable?); give a "
+                         f"config.json path, a .gguf file or a bundled name (`rooflab llm "
+                         f"list`)")
+    # '~/models/config.json' quoted (or from a notebook) reaches here unexpanded; the
+    # kernel readers expand it (user_path), so `llm` does too (s38 G)
+    path = Path(spec).expanduser()
     if _is_gguf(path):
         from .gguf_config import load_gguf  # the gguf extra, only for .gguf files
 
         return load_gguf(path)
-    if spec.endswith(".json") or path.is_file() or (path / "config.json").is_file():
+    # a pipe (`<(jq . config.json)`, /dev/stdin) is no regular file but is read as one
+    # (s38 G: it was "not a file or a bundled config")
+    piped = path.exists() and not path.is_file() and not path.is_dir()
+    if spec.endswith(".json") or path.is_file() or piped or (path / "config.json").is_file():
         return _load_file(path / "config.json" if path.is_dir() else path)
     name, variant = _bundled_match(spec, path)
     data = json.loads((_configs_root() / f"{name}.json").read_text())
@@ -77,6 +87,8 @@ def _is_gguf(path: Path) -> bool:
     """A llama.cpp model file: named .gguf, or a file that starts with GGUF's magic."""
     if path.suffix.lower() == ".gguf":
         return True
+    if not path.is_file():   # a pipe read here would lose its first bytes to the sniff
+        return False
     try:
         with open(path, "rb") as f:
             return f.read(4) == b"GGUF"

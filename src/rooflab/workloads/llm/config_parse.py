@@ -28,6 +28,7 @@ from .config_fields import (
 )
 from .config_hybrid import check_all_attention
 from .model_config import MLA, ModelConfig, MoE
+from .other_document import refuse_other_document
 from .quant_config import Quantization, quantization
 
 # Architectures whose MLP is up -> activation -> down (no gate); the same GPT-style
@@ -232,6 +233,7 @@ def _check_decoder_only(d: dict[str, Any], model_type: str, where: str) -> None:
 def parse_config(d: dict[str, Any], name: str = "model", where: str | None = None) -> ModelConfig:
     """A ModelConfig from the dict of a config.json; clear errors naming missing fields."""
     where = where or name
+    refuse_other_document(d, where)   # a kernel file or a profile: said what it is
     if not isinstance(d, dict):
         raise InputError(f"{where}: expected a JSON object (a Hugging Face config.json)")
     d, wrapper = _language_model(d)

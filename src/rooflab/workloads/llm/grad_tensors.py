@@ -1,5 +1,6 @@
 """A model's parameter tensors one by one, in the order PyTorch DDP buckets their gradients
-(`rooflab train --dp N`, --zero 0: train_dp_comm.ddp_buckets).
+(`rooflab train --dp N`, --zero 0: model/ddp_ready.ddp_buckets; when each bucket is
+ready, model/ddp_ready.tensor_exposed_s).
 
 DDP groups gradients into buckets tensor by tensor, never splitting one: the reducer adds
 a tensor to the open bucket and closes it once its bytes reach the limit (>=), the first

@@ -354,6 +354,9 @@ def settings_for(cfg: Any, weights: str | None = None, group: int | None = None,
     128; a 16-bit --act without --weights (or --weights without --act) sets both. --kv
     defaults to a 16-bit --act, else (8-bit activations, from --act or from the config)
     to the checkpoint's width (vLLM's kv_cache_dtype "auto": _kv_default)."""
+    for flag, value, allowed in (("--act", act, ACT_DTYPES), ("--kv", kv, KV_DTYPES)):
+        if value is not None and not value.strip():   # '' (an unset $VAR) is no default
+            _check(value, allowed, flag)
     q = getattr(cfg, "quantization", None)
     act, weights = _fp4_act(act, weights, q, others)
     given_base = others.pop("base", None)

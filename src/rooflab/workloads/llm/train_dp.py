@@ -26,8 +26,9 @@ from ...model.comm_link import Link
 from .train_dp_comm import Collective, dp_collectives
 
 ZERO_STAGES = (0, 1, 2, 3)
-DDP_SOURCE = ("PyTorch DDP: gradients all-reduced in 25 MB buckets during the backward "
-              "(Li et al. 2020, PyTorch Distributed, sec. 3.2.3)")
+DDP_SOURCE = ("PyTorch DDP: gradients all-reduced in buckets (1 MiB first, then 25 MiB, "
+              "filled tensor by tensor) during the backward (Li et al. 2020, PyTorch "
+              "Distributed, sec. 3.2.3)")
 ZERO_SOURCE = "Rajbhandari et al. 2020, ZeRO, Fig. 1, sec. 5.1 and 7.2"
 
 
@@ -153,6 +154,23 @@ def dp_ranks(r) -> int:
     return r.setup.dp
 
 
+def own_link(roofs, link: Link, group: str = "--dp ring") -> Link:
+    """The link named for its `group`, "loopback (--dp ring)" (units.GROUP_LINKS), where one
+    of `roofs` has its level at another bandwidth, so that link_roof gives its row a
+    ceiling of its own; as it is otherwise. A cluster profile's loopback ceiling is its
+    best send/recv (3.98 GB/s) and its ring the all-reduce fit's (1 GB/s): on the one
+    "loopback" the file's row read 913 ms at the ceiling where train timed 3.38 s (s38 H;
+    whatif --hardware the same, s38 C: cli/whatif_train.apart_links)."""
+    import math
+    from dataclasses import replace
+
+    have = (r.find_memory(link.level) for r in roofs)
+    if any(c is not None and not math.isclose(c.value, link.bus_bytes_per_s, rel_tol=1e-9)
+           for c in have):
+        return replace(link, level=f"{link.level} ({group})")
+    return link
+
+
 def link_roof(roof, link: Link, group: str = "--dp ring"):
     """The roof with the link as a memory ceiling (bus bandwidth, the link's source), its
     method naming the `group` that runs on it (LINK_METHODS), so the communication kernel
@@ -274,7 +292,8 @@ def comm_note(dp: DPResult) -> str:
 
 # by ZeRO stage: DDP's all-reduce buckets, ZeRO-1/2's bucketed reduce-scatter, FSDP's units
 # (ZeRO-1/2 was worded as DDP's before s35 N)
-OVERLAP_WORDS = {0: "PyTorch DDP's 25 MB gradient buckets",
+OVERLAP_WORDS = {0: "PyTorch DDP's gradient buckets, each all-reduced once its gradients "
+                    "are written",
                  1: "ZeRO-1/2's bucketed reduce-scatter of the gradients",
                  2: "ZeRO-1/2's bucketed reduce-scatter of the gradients",
                  3: "FSDP's prefetched all-gathers and bucketed reduce-scatters"}

@@ -20,8 +20,11 @@ Granularity, per scheme (each bucket a collective of its own, paying the ring's 
     (grad_tensors.py); llama-2-7b: 13.5 GB in 226 buckets (506 by bytes alone).
   * --zero 1/2, DeepSpeed: reduce_bucket_size = 5e8 elements for the gradients' reduction
     and allgather_bucket_size = 5e8 elements for the weights' all-gather after the
-    optimizer step (deepspeed/runtime/zero/config.py defaults): 1 GB at bf16, so
-    llama-2-7b's 6.74 G gradients are 14 buckets, its weights 14 all-gathers.
+    optimizer step (deepspeed/runtime/zero/config.py defaults): 1 GB at bf16. The
+    gradients fill them tensor by tensor in ready order, each bucket closed before the
+    tensor that would take it past the size (stage_1_and_2.py
+    reduce_independent_p_g_buckets_and_remove_grads; model/ddp_ready.py): llama-2-7b's
+    6.74 G gradients are 14 buckets of 0.89-0.99 GB; its weights 14 all-gathers.
   * --zero 3, FSDP with transformer_auto_wrap_policy: one unit per transformer block and
     the root unit (the embedding, the final norm, an untied lm_head): the forward
     all-gathers L + 1 units, the backward all-gathers the L blocks and reduce-scatters
@@ -29,16 +32,20 @@ Granularity, per scheme (each bucket a collective of its own, paying the ring's 
 --bucket-mb sets the bucket of the first two (DDP's bucket_cap_mb; DeepSpeed's two bucket
 sizes, given in MiB at the gradients' and the weights' width).
 
-Overlap: each bucket is taken as ready after an equal share of its window (the backward,
-its compute spread evenly over the gradients; FSDP's forward the same in reverse), the
-link one bucket at a time (model/train_comm.bucket_exposed_s). The input embedding's
-gradient is written by the backward's last kernel: under DDP over 25 MB it is a bucket of
-its own (llama-2-7b: 262 MB, 0.87 ms at --dp 4 on NVLink 450 GB/s), reduced after the
-backward, all exposed; under a bucket it fits in it is part of the last bucket, which the
-rule leaves exposed already. FSDP's root is all-gathered before the forward's first
-kernel (PyTorch's FSDP notes: "the 1st all-gather will not be able to overlap with
-anything") and reduce-scattered after the backward's last: both exposed. The all-gather
-after the optimizer step (stages 1, 2) has nothing to hide under. Pure: no I/O.
+Overlap: a DDP bucket filled tensor by tensor is ready when the backward has written its
+last gradient, a DeepSpeed one when the next would overflow it, at the backward's share of
+work done by then, taken as the gradients' bytes (model/ddp_ready.py: a linear layer's
+backward FLOP are 4 x params x tokens); the pieces of the other schemes (FSDP's units,
+buckets by bytes without the tensors) each after an equal share of their window (FSDP's
+forward the same in reverse); the link one bucket at a time
+(model/train_comm.bucket_exposed_s). The input embedding's gradient is written by the
+backward's last kernel: over the 25 MiB cap it is a bucket of its own (llama-2-7b: 262 MB,
+0.87 ms at --dp 4 on NVLink 450 GB/s), reduced after the backward, all exposed; under it,
+it is in the last bucket, which is ready only then too. FSDP's root is all-gathered
+before the forward's first kernel (PyTorch's FSDP notes: "the 1st all-gather will not be
+able to overlap with anything") and reduce-scattered after the backward's last: both
+exposed. The all-gather after the optimizer step (stages 1, 2) has nothing to hide under.
+Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -48,7 +55,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ...model.comm_link import Link, ring_hops
-from ...model.train_comm import bucket_exposed_s, ddp_buckets
+from ...model.ddp_ready import ddp_buckets, tensor_exposed_s
+from ...model.train_comm import bucket_exposed_s
 
 BUCKET_BYTES = 25 * 2**20     # PyTorch DDP's bucket_cap_mb = 25 (MiB)
 # torch.distributed._DEFAULT_FIRST_BUCKET_BYTES: the limit of DDP's first bucket, the
@@ -115,9 +123,9 @@ class Collective:
     bucket_by: str = "bytes"
     units: int = 0
     weight_bytes: float = -1.0   # of nbytes, the weights' (FSDP's backward); -1: by kind
-    # DDP's buckets filled tensor by tensor (bucket_by "tensors"): the gradients' (bytes,
-    # how many in a row) in ready order, the first bucket's limit, and the count
-    # ddp_buckets gives (grad_tensors.py); (), 0: by bytes
+    # buckets filled tensor by tensor (DDP's: bucket_by "tensors"; DeepSpeed's: "elements"
+    # with these): the gradients' (bytes, how many in a row) in ready order, the first
+    # bucket's limit, and the count ddp_buckets gives (grad_tensors.py); (), 0: by bytes
     tensor_runs: tuple[tuple[float, int], ...] = ()
     first_bucket_bytes: float = 0.0
     tensor_buckets: int = 0
@@ -152,7 +160,17 @@ class Collective:
         function with the file verbs', model/train_comm.py)."""
         if not overlap or self.window_s <= 0:
             return self.seconds
+        if self.tensor_runs:
+            return tensor_exposed_s(self.seconds, self.window_s, self.tensor_runs,
+                                    (self.first_bucket_bytes, self.bucket_bytes),
+                                    self.latency_s, self.fill)
         return bucket_exposed_s(self.seconds, self.window_s, self.buckets, self.last_s)
+
+    @property
+    def fill(self) -> str:
+        """How its tensors fill the buckets (model/ddp_ready.RULES): DeepSpeed's "elements"
+        buckets close before the tensor that would overflow them, DDP's after."""
+        return "deepspeed" if self.bucket_by == "elements" else "ddp"
 
 
 def bucket_cap(zero: int, width: float, bucket_mb: float | None = None) -> tuple[float, str]:
@@ -205,8 +223,9 @@ def dp_collectives(params: int, width: int, n: int, zero: int, accumulate: int, 
                        sent_bytes(b, n, kind), window, tail,
                        min(ring_s(link, tail, n, kind), ring_s(link, b, n, kind)),
                        bucket_bytes=cap, bucket_by=by)
-        return launched(by_tensor(c, tensors, g_width, bucket_mb) if zero == 0 else c,
-                        link, n)
+        # the gradients' buckets tensor by tensor: DDP's, DeepSpeed's reduce-scatter
+        return launched(by_tensor(c, tensors, g_width, bucket_mb)
+                        if b is grads and window != "none" else c, link, n)
 
     if zero == 0:
         return (one("allreduce.grads", "all-reduce", 1, "backward"),)
@@ -221,12 +240,17 @@ def dp_collectives(params: int, width: int, n: int, zero: int, accumulate: int, 
 
 def by_tensor(c: Collective, tensors: Sequence[int], width: float,
               bucket_mb: float | None) -> Collective:
-    """DDP's all-reduce `c` bucketed tensor by tensor (ddp_buckets): the first bucket's
-    limit 1 MiB, or under --bucket-mb its cap (torch passes bucket_cap_mb for both when
-    it is given); c as it is without the tensors."""
+    """The gradients' collective `c` bucketed tensor by tensor (ddp_buckets): DDP's
+    all-reduce, its first bucket's limit 1 MiB, or under --bucket-mb its cap (torch passes
+    bucket_cap_mb for both when it is given); DeepSpeed's reduce-scatter by its own rule
+    under its one limit, still bucket_by "elements" (whatif --precision keeps its count);
+    c as it is without the tensors."""
     if not tensors:
         return c
     runs = tensor_runs(tensors, width)
+    if c.bucket_by == "elements":
+        return replace(c, tensor_runs=runs, first_bucket_bytes=c.bucket_bytes,
+                       tensor_buckets=ddp_buckets(runs, (c.bucket_bytes,), "deepspeed"))
     first = c.bucket_bytes if bucket_mb else FIRST_BUCKET_BYTES
     return replace(c, bucket_by="tensors", tensor_runs=runs, first_bucket_bytes=first,
                    tensor_buckets=ddp_buckets(runs, (first, c.bucket_bytes)))

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import InputError
-from ...model.comm_link import Link
+from ...model.comm_link import Link, ring_hops
 from ..count import OpCount
 from .model_config import ModelConfig
 from .train_dp import Collective
@@ -118,8 +118,14 @@ def tp_collectives(cfg: ModelConfig, setup, link: Link, dies: int = 1
     per_layer = 6 if setup.recompute == "full" else 4
 
     def one(name: str, kind: str, nbytes: float, calls: int) -> Collective:
+        # its one launch's hops (ring_s counts them), which the file keeps apart so that
+        # whatif re-times the bandwidth alone (s38 H: it scaled them, 9.69 ms of a
+        # --hop-latency-us 10 row train counts in 12.4 ms)
+        hops = ring_hops(n) if kind == "all-reduce" else ring_hops(n) // 2
         return Collective(name, kind, nbytes, calls, ring_s(link, nbytes, n, kind), 0.0,
-                          sent_bytes(nbytes, n, kind), "none")
+                          sent_bytes(nbytes, n, kind), "none",
+                          latency_s=hops * link.hop_latency_s if nbytes > 0 and n > 1
+                          else 0.0)
 
     out = []
     for where, calls in (("layers", per_layer * cfg.layers * acc),
