@@ -20,7 +20,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-COMMANDS = (("--help",), ("llm", "--help"), ("bench", "--help"), ("report", "--nope"))
+COMMANDS = (("--help",), ("--version",), ("llm", "--help"), ("bench", "--help"),
+            ("report", "--nope"))
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 

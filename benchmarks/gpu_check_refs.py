@@ -15,6 +15,12 @@ def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
+def log_errors(errors: dict) -> None:
+    """Each step's traceback to stderr, before the table (the device tool keeps the tail)."""
+    for name, tb in errors.items():
+        log(f"--- error in {name} ---\n{tb}")
+
+
 def reference_sizes(cuda: bool, quick: bool) -> tuple[int, int, tuple[int, int]]:
     """(matmul n, copy fp32 elements, softmax shape). On CUDA the bf16 matmul stays 8192 (the
     size the target was measured at); the copy is 256 MiB quick and 1 GiB default, each well

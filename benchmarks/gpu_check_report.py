@@ -1,9 +1,12 @@
 """gpu_check.py's verdicts and its table: the issue-4 checks (H200 targets, nominal, L2
-plateau, budgets), the reference kernels placed on the measured roof, and the text printed
-last. Split out of gpu_check.py (module size); it imports nothing the device machine lacks
-(rooflab only: the catalog and the model, lazily where gpu_check.py did)."""
+plateau, budgets), the reference kernels placed on the measured roof, the text printed
+last and the report made fit for JSON (json_safe). Split out of gpu_check.py (module
+size); it imports nothing the device machine lacks (rooflab only: the catalog and the
+model, lazily where gpu_check.py did)."""
 
 from __future__ import annotations
+
+import math
 
 from rooflab.units import fmt_fraction, fmt_pct, fmt_seconds, rate_unit, si
 
@@ -135,21 +138,26 @@ def checks(profile, placed, wall_probe: float, mode: str, problems: list[str] | 
         # other GPU users and throttling explain low ceilings: reported, not judged
         out.append(("other GPU users / throttling during the probe", "info",
                     _load_text(load)))
-    if cli is not None:
-        ok, detail = cli_quick_verdict(cli)
-        out.append((f"`rooflab probe --quick` <= {PROBE_BUDGET_S['quick']:.0f} s",
-                    ("PASS" if ok else "FAIL") if cuda else "n/a", detail))
-        if cli.get("l2"):
-            # The quick sweep is the one an uneven split broke (review 14a #1): same rule.
-            out.append(("quick CLI profile's L2 plateau, same rule", "info",
-                        f"{'would pass' if cli['l2']['ok'] else 'would FAIL'}: "
-                        f"{cli['l2']['detail']}"))
-        cold = cli.get("cold")
-        if cold is not None:
-            # A user's first run also compiles the Triton kernels: reported, not judged.
-            out.append(("`rooflab probe --quick`, empty Triton cache", "info",
-                        f"exit {cold['rc']}, {cold['wall_s']:.1f} s wall (probe "
-                        f"{cold.get('probe_s') or 0:.1f} s)"))
+    return out + (_cli_rows(cli, cuda) if cli is not None else [])
+
+
+def _cli_rows(cli: dict, cuda: bool) -> list[tuple[str, str, str]]:
+    """The CLI runs' rows: the warm run judged (CUDA only), its L2 plateau and the cold run
+    reported."""
+    ok, detail = cli_quick_verdict(cli)
+    out = [(f"`rooflab probe --quick` <= {PROBE_BUDGET_S['quick']:.0f} s",
+            ("PASS" if ok else "FAIL") if cuda else "n/a", detail)]
+    if cli.get("l2"):
+        # The quick sweep is the one an uneven split broke (review 14a #1): same rule.
+        out.append(("quick CLI profile's L2 plateau, same rule", "info",
+                    f"{'would pass' if cli['l2']['ok'] else 'would FAIL'}: "
+                    f"{cli['l2']['detail']}"))
+    cold = cli.get("cold")
+    if cold is not None:
+        # A user's first run also compiles the Triton kernels: reported, not judged.
+        out.append(("`rooflab probe --quick`, empty Triton cache", "info",
+                    f"exit {cold['rc']}, {cold['wall_s']:.1f} s wall (probe "
+                    f"{cold.get('probe_s') or 0:.1f} s)"))
     return out
 
 
@@ -409,3 +417,20 @@ def shares_text(shares: dict, device: str) -> str:
             f"gets its pid in {shares['env']} and does not count it as another user. Inside a "
             f"container NVML may list it under a host pid: a probe_quick.json note of 1 other "
             f"process is then this idle one")
+
+
+def json_safe(obj):
+    """JSON has no inf/nan: null. What JSON cannot hold (a numpy or ctypes number, a torch
+    dtype) becomes a number where it is one, else its text: the report must not fail."""
+    if isinstance(obj, bool) or obj is None or isinstance(obj, (str, int)):
+        return obj
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {str(k): json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    try:
+        return json_safe(float(obj))
+    except (TypeError, ValueError):
+        return str(obj)

@@ -17,7 +17,11 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+from gpu_check_refs import log_errors
+from gpu_check_report import plain_table, stage_rows
 
 from rooflab.probe.gpu.load import EXPECTED_PIDS_ENV
 from rooflab.probe.gpu.lost_context import SKIP_ENV, TRITON
@@ -109,3 +113,33 @@ def finished(outdir: Path) -> bool:
     one, and the parent then prints what it knows."""
     doc = first_try(outdir) or {}
     return bool(doc.get("retry")) and doc.get("total_wall_s") is not None
+
+
+def after_lost(args, report: dict, step: str, line: str, started: float, save) -> int:
+    """The CUDA context is gone after `step`: the rest of this process could only fail.
+    Once, with time left, gpu_check runs again in a fresh process without that step (its
+    table comes last); else (already the re-run, or too little time) what is known.
+    `save` writes gpu_check.json (gpu_check._save)."""
+    report["context_lost"] = {"step": step, "error": line}
+    save(args.outdir, report)
+    log_errors(report["errors"])
+    left = args.hang_s - (time.perf_counter() - started) - PARENT_MARGIN_S
+    if not args.retry and left >= MIN_RETRY_S:
+        print(f"CUDA context lost in {step} ({line}): running once more without it in a "
+              f"fresh process (within {left:.0f} s)", flush=True)
+        rc = rerun(args.argv, step, line, left)
+        if finished(args.outdir):    # its table came last; this try failed
+            return rc or 1
+        why = f"the re-run in a fresh process ended with exit {rc} and no table" + (
+            f" (past its {left:.0f} s)" if rc == 124 else "")
+    else:
+        why = ("this is the re-run: no other" if args.retry
+               else f"{left:.0f} s left: too little to re-run")
+    rows = [*([lost_row(args.retry)] if args.retry else []),
+            (f"CUDA context lost in {step}", "FAIL", f"{line}; {why}"),
+            *stage_rows(report["errors"], {})]
+    report["total_wall_s"] = time.perf_counter() - started
+    save(args.outdir, report)
+    print(plain_table(rows, report["total_wall_s"],
+                      "stopped: the CUDA context is lost (tracebacks above)"))
+    return 1

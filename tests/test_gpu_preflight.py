@@ -58,13 +58,15 @@ def test_h200_targets_apply_to_the_h200_sxm_only(name, targets):
 def test_cli_runs_share_what_is_left_of_the_time_budget():
     gc = _load_script()
     assert gc.TOTAL_BUDGET_S <= 210          # the device run gets 4 min with start-up
-    assert gc.cli_timeouts(300.0) == (gc.CLI_TIMEOUT_S, gc.CLI_TIMEOUT_S)
-    assert gc.cli_timeouts(100.0) == (50.0, 50.0)
+    import gpu_check_cli as cli  # beside gpu_check.py (on sys.path once it is loaded)
+
+    assert cli.cli_timeouts(300.0) == (cli.CLI_TIMEOUT_S, cli.CLI_TIMEOUT_S)
+    assert cli.cli_timeouts(100.0) == (50.0, 50.0)
     # Too little for both: the judged warm run keeps it all, the cold one is skipped.
-    assert gc.cli_timeouts(40.0) == (None, 40.0)
-    assert gc.cli_timeouts(gc.MIN_CLI_S - 1) == (None, None)
+    assert cli.cli_timeouts(40.0) == (None, 40.0)
+    assert cli.cli_timeouts(cli.MIN_CLI_S - 1) == (None, None)
     for left in (26.0, 49.0, 60.0, 130.0, 250.0):
-        cold, warm = gc.cli_timeouts(left)
+        cold, warm = cli.cli_timeouts(left)
         assert warm + (cold or 0.0) <= left
 
 
@@ -75,7 +77,10 @@ def test_an_exhausted_budget_skips_the_cli_runs_and_still_prints_the_table(
     tiny_cpu_sizes(monkeypatch)     # what is checked is the skip and the table, not the probe
     monkeypatch.setattr(gc, "TOTAL_BUDGET_S", 0.0)
     ran = []
-    monkeypatch.setattr(gc, "run_cli_probe", lambda *a, **k: ran.append(a) or {"rc": 0})
+    import gpu_check_cli
+
+    monkeypatch.setattr(gpu_check_cli, "run_cli_probe",
+                        lambda *a, **k: ran.append(a) or {"rc": 0})
     rc = gc.main([str(tmp_path), "--device", "cpu", "--quick", "--cli"])
     out = capsys.readouterr().out.strip().splitlines()
     assert ran == []
@@ -111,7 +116,8 @@ def test_a_failing_probe_still_times_the_references_and_prints_them(
 
 
 def test_a_timed_out_cli_run_keeps_its_stderr_as_text(tmp_path, monkeypatch):
-    gc = _load_script()
+    _load_script()
+    import gpu_check_cli as gc  # beside gpu_check.py (on sys.path once it is loaded)
 
     def slow(cmd, **kw):
         raise subprocess.TimeoutExpired(cmd, kw["timeout"], output=b"", stderr=b"compiling")
@@ -184,7 +190,9 @@ def test_a_failing_cold_cli_run_is_reported_but_not_an_error(tmp_path, monkeypat
         if triton_cache:     # the cold run: a first run's compile failed
             return {"rc": 1, "wall_s": 3.0, "stderr_tail": "RuntimeError: ptxas died"}
         return {"rc": 0, "wall_s": 9.0, "probe_s": 7.0, "ceilings": 9, "stderr_tail": ""}
-    monkeypatch.setattr(gc, "run_cli_probe", fake_cli)
+    import gpu_check_cli
+
+    monkeypatch.setattr(gpu_check_cli, "run_cli_probe", fake_cli)
     rc = gc.main([str(tmp_path), "--device", "cpu", "--quick", "--cli"])
     out = capsys.readouterr().out
     report = json.loads((tmp_path / "gpu_check.json").read_text())

@@ -72,14 +72,15 @@ def test_every_quiet_kernel_takes_the_joint_analysis_and_a_noted_one_its_own():
     noted = {k.name for k in kernels
              if any(n.startswith(f"{k.name}: ") for n in analysis_mod.analyze(roof, [k]).notes)}
     for k, b in zip(kernels, got, strict=True):
-        assert (b is None) == (k.name in noted), k.name
+        # a noted kernel goes alone unless its one note is its weighted ceiling's (s38 J)
+        assert b is not None or k.name in noted, k.name
         if b is not None:   # a quiet kernel: its points are the ones it gets alone
             alone = analysis_mod.analyze(roof, [k])
             strip = [(p.kernel, p.level, p.ai, p.attainable_flop_per_s, p.bound)
                      for p in alone.points]
             assert [(p.kernel, p.level, p.ai, p.attainable_flop_per_s, p.bound)
                     for p in b[0]] == strip
-            assert b[1] == list(alone.notes)   # the datasheet note only
+            assert b[1] == list(alone.notes)   # the datasheet note (after a mix's own)
 
 
 def _count_analyze(monkeypatch) -> list[int]:

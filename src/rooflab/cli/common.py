@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -196,6 +197,10 @@ def refuse_directory(option: str, path: str | None, example: str) -> None:
     if path and is_directory(path):
         raise InputError(f"{option} {path}: is a directory; give a file name such as "
                          f"{Path(path) / example}")
+    if path and path.endswith(("/", os.sep)):   # os.sep: "\\" on Windows
+        # `-o newdir/` (no such folder yet) said "got 'no suffix'" (s38 I)
+        raise InputError(f"{option} {path}: names a directory (it ends in '/'); give a "
+                         f"file name such as {Path(path) / example}")
 
 
 def check_output(path: str | None, suffixes: Sequence[str], option: str = "-o",
@@ -205,6 +210,9 @@ def check_output(path: str | None, suffixes: Sequence[str], option: str = "-o",
     of failing (or overwriting the input) at the end."""
     if not path:
         return
+    if path == "-":   # no verb writes its file to stdout; it said "unknown suffix '(none)'"
+        raise InputError(f"{option} - is not supported here: leave {option} out to print "
+                         f"the result (--json, where the verb takes it, prints its JSON)")
     refuse_directory(option, path, "out" + suffixes[0])
     refuse_input_as_output(path, [i for i in inputs if i], option)
     suffix = Path(path).suffix.lower()

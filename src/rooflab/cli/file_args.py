@@ -35,7 +35,8 @@ def saved_inputs(app, argv: list[str], folder: str) -> list[str]:
     out, stdin_seen, seen_verb = [], False, False
     for i, arg in enumerate(argv):
         before = argv[i - 1] if i else ""
-        value_of = before in takes_value and before != "--on"
+        # --on and --link-from name files too: `llm --link-from -` said "-: file not found"
+        value_of = before in takes_value and before not in ("--on", "--link-from")
         if arg == verb and not seen_verb:
             seen_verb = True
             out.append(arg)
@@ -78,7 +79,10 @@ def refuse_empty_arguments(app, argv: list[str]) -> None:
     if verb not in (*FILE_VERBS, "likwid", "perf") or verb in ("llm", "train"):
         return   # llm and train say an empty model themselves (config_names.load_config)
     takes_value = _value_options(app, verb)
-    for i, arg in enumerate(args):
+    # past `--` a file verb's arguments are files still (`report k.json -- ''` read '.');
+    # likwid's and perf's are the command they run
+    files = argv if verb in FILE_VERBS else args
+    for i, arg in enumerate(files):
         if not arg.strip() and (not i or argv[i - 1] not in takes_value):
             raise InputError(f"a file argument of `rooflab {verb}` is empty ('': an unset "
                              f"variable?); give the file's path")
@@ -94,7 +98,13 @@ def named(text: str) -> str:
     from ..files import STDIN_NAME
 
     for copy, source in _SAVED.items():
-        text = text.replace(copy, STDIN_NAME if source == "-" else source)
+        if source != "-":
+            text = text.replace(copy, source)
+            continue
+        # the first mention says where (`<stdin>: ...`); a later one is in a command to
+        # type (`rooflab report - --on HW`), where standard input is '-' (s38 I)
+        head, sep, rest = text.partition(copy)
+        text = head + STDIN_NAME + rest.replace(copy, "-") if sep else text
     return text
 
 

@@ -75,6 +75,20 @@ def _command():
     return lazy_command()
 
 
+class _Version:
+    """`rooflab --version` (or -V) alone, answered as the root's eager option answers it
+    (cli/app.py _print_version), through _invoke's handling of stdout, without building
+    the command tree: importing typer and its pydantic was ~70 of --version's ~130 ms CPU
+    (benchmarks/cli_startup.py, session 38). With anything beside it, typer answers."""
+
+    @staticmethod
+    def main(args: list[str], prog_name: str, standalone_mode: bool) -> int:
+        from .. import __version__
+
+        print(f"rooflab {__version__}")
+        return 0
+
+
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     if issubclass(category, InputWarning):
         from .common import say
@@ -106,6 +120,8 @@ def _run(argv: list[str] | None) -> int:
                 # first: a signal while the verb is set up must not name the files of an
                 # earlier main() in this process (the Python API, a test run)
                 written(clear=True)
+                if argv in (["--version"], ["-V"]):   # alone: no command tree (_Version)
+                    return _invoke(_Version, argv)
                 app = _command()   # inside the try: Ctrl-C while it imports is one line
                 _refuse_empty_outputs(argv)
                 from .options import forget_env_on, refuse_repeated_on

@@ -99,6 +99,26 @@ def _check_blocks(blocks: int) -> None:
                          f"count right?")
 
 
+# --hidden and --tokens past any real step: `scale --hidden 1e20` was refused as "kernel
+# 'block0.qkv': flop[bf16] 7.4e+44 is outside the range", naming no option (s38 I). The
+# widest released LLMs are 16,384-18,432 wide (Llama-3.1-405B, PaLM 540B), as the config
+# cap on hidden_size (workloads/llm/config_fields.py); 1e13 tokens a step is the most
+# `rooflab train` takes (workloads/llm/size_limits.py: a whole corpus in one step).
+MAX_HIDDEN = 2**17
+MAX_TOKENS = 10**13
+
+
+def _check_sizes(hidden: int, tokens: int) -> None:
+    if hidden > MAX_HIDDEN:
+        raise InputError(f"--hidden {hidden:,}: at most {MAX_HIDDEN:,} (the widest released "
+                         f"LLMs are 16,384-18,432 wide: Llama-3.1-405B, PaLM 540B); is the "
+                         f"width right?")
+    if tokens > MAX_TOKENS:
+        raise InputError(f"--tokens {tokens:,}: at most {MAX_TOKENS:g} tokens per device per "
+                         f"step (more than a whole pretraining corpus, Llama 3's 15.6T "
+                         f"tokens; global batches are 4M-60M tokens); is the count right?")
+
+
 def _scale_inputs(on: str | None, dtype: str, blocks: int, link_bw: str | None,
                   link_from: str | None, inter_bw: str | None, hop_latency_us: float | None,
                   latency_us: float | None, per_node: int | None, nics: int | None):
@@ -136,6 +156,7 @@ def _scale_run(on: str | None, hidden: int, blocks: int, tokens: int, dtype: str
     from .scale_memory import replica_memory
     from .scale_output import ScaleRun
 
+    _check_sizes(hidden, tokens)
     roof, chosen, net = _scale_inputs(on, dtype or "bf16", blocks, link_bw, link_from,
                                       inter_bw, hop_latency_us, latency_us, per_node, nics)
     dtype, picked = _default_dtype(dtype, roof)

@@ -69,6 +69,7 @@ def register(app) -> None:
 
             refuse_input_as_output(save_trace, [i for i in (run, trace, on) if i],
                                    "--save-trace")
+            _check_trace_name(save_trace)
         if run is None and trace is None:
             raise InputError("give a trace file (rooflab torch trace.json) or a script to "
                              "run (rooflab torch --run model.py)")
@@ -109,3 +110,20 @@ def register(app) -> None:
             imp = load_torch_trace([trace, *ctx.args])
         raise typer.Exit(report_import(imp, on=on, top=top, json_out=json_out, output=output,
                                        what="ops"))
+
+
+def _check_trace_name(path: str) -> None:
+    """--save-trace names a .json: the profiler writes an uncompressed chrome trace, which
+    `rooflab torch FILE` reads back by its suffix; `--save-trace x.bad` (or x.json.gz, not
+    compressed) was taken and written (s38 I)."""
+    from pathlib import Path
+
+    from ..errors import InputError
+
+    if not path.lower().endswith(".json"):
+        gz = path.lower().endswith(".json.gz")
+        suffix = Path(path).suffix
+        got = f"not '{'.json.gz' if gz else suffix}'" if suffix else "and the name has no suffix"
+        raise InputError(f"--save-trace {path}: the trace is written as chrome trace JSON "
+                         f"(uncompressed), {got}: name it .json, e.g. --save-trace "
+                         f"trace.json")

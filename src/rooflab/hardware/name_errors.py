@@ -171,7 +171,9 @@ def refuse_other_board(ix: Any, text: str, q: frozenset[str]) -> None:
     if len(family) == 1 and card_board(family[0]) == "pcie":
         # 'rtx 4090 sxm': the one entry is a PCIe card (names._pcie_card takes 'pcie'), and
         # no other board of it is made; it said "another board has other clocks" (s38 C)
-        other = " ".join(_BOARD_WORDS[b] for b in sorted(boards - {"pcie"}))
+        # "no SXM or NVL board" as typed: a card is neither, not an "NVL SXM" (s38 L)
+        typed = dict.fromkeys(t for t in tokens(text) if t in boards - {"pcie"})
+        other = " or ".join(_BOARD_WORDS[b] for b in typed)
         raise HardwareNotFound(
             f"unknown hardware '{text}': the {name} is a PCIe card "
             f"({board_words(family[0])}), with no {other} board: give '{boards_there}' "

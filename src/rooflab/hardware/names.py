@@ -182,10 +182,10 @@ def short_name(name: str) -> str:
 
 def card_board(dev: Any) -> str | None:
     """'pcie' for a GPU whose catalog entry is a PCIe card though its name says no board:
-    its peer link is PCIe (RTX 4090, L40S: 'PCIe Gen4 x16'), or an NVLink bridge, which
-    joins PCIe cards (A30, RTX 3090); else None. An SXM or OAM module's peer link is
-    NVLink or Infinity Fabric without a bridge; every card's host link is PCIe, so that
-    says nothing."""
+    its peer link is PCIe (RTX 4090, L40S: 'PCIe Gen4 x16'), or a bridge, which joins PCIe
+    cards (A30, RTX 3090: NVLink; MI210: Infinity Fabric Link); else None. An SXM or OAM
+    module's peer link is NVLink or Infinity Fabric without a bridge; every card's host
+    link is PCIe, so that says nothing."""
     link = str(getattr(dev, "interconnect", "") or "").lower()
     # a laptop GPU talks PCIe but is soldered, no card ('RTX 4060 Laptop GPU')
     laptop = {"laptop", "mobile", "maxq"} & set(tokens(dev.name))
@@ -395,7 +395,12 @@ class DeviceIndex:
         if len(within) == 1:
             return within[0]
         containing = self._containing(q, same_variant=True)
-        return containing[0] if len(containing) == 1 else None
+        if len(containing) == 1:
+            return containing[0]
+        try:   # 'NVIDIA L40S PCIe': the PCIe card whose name gives no board, as lookup has it
+            return self._pcie_card(text, q)
+        except HardwareNotFound:   # a size that card is not ('RTX 4090 48GB PCIe'): none
+            return None
 
     def suggest(self, text: str) -> str:
         """'did you mean: A, B, C?' from difflib over names and aliases."""

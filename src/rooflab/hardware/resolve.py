@@ -124,6 +124,12 @@ def _roofline_csv(path: str) -> Roof:
                      "me.json`) or a catalog name (`rooflab specs list`)", path=path)
 
 
+NCU_REP_ON = ("is an Nsight Compute report: here --on takes a catalog name (`rooflab specs "
+              "list`) or a profile/roof JSON; a report's recorded peaks judge its own "
+              "kernels (`rooflab report FILE.ncu-rep --on FILE.ncu-rep`): give the GPU it "
+              "ran on, e.g. --on \"H100 SXM\"")
+
+
 def load_roofs(spec: str | os.PathLike) -> tuple[Roof, ...]:
     """Roofs for a --on argument: a saved profile/roof file (ERT's roofline.json too), a
     profile at a thread count ('me.json@1t'), or a catalog device name."""
@@ -143,6 +149,11 @@ def load_roofs(spec: str | os.PathLike) -> tuple[Roof, ...]:
     if looks_like_file(spec):
         if not Path(spec).exists():
             raise ParseError("file not found", path=spec)
+        if spec.lower().endswith(".ncu-rep"):
+            # cli/inputs.resolve_on reads a report's recorded peaks beside its own kernels;
+            # llm, train and scale come here, where it said "not a text file; give the
+            # .json", though `report --on` had just read it (s38 I)
+            raise ParseError(NCU_REP_ON, path=spec)
         return roofs_from_file(spec)
     if (Path(spec) / "roofline.csv").is_file():
         # `--on workloads/app/MI300X_A1`: rocprof-compute's workload folder, its benchmark

@@ -195,8 +195,26 @@ def group_launches(launches: Iterable[Launch], log: SkipLog,
                    per_launch: bool = False) -> list[_Group]:
     """Group usable ncu launches by kernel identity (per_launch: each launch its own group);
     unusable ones go to the log."""
-    return group_counts(((la, launch_counts(la.metrics, la.cc)) for la in launches), log,
-                        unknown=_unknown_counts, per_launch=per_launch)
+    return group_counts(_signed(launches), log, unknown=_unknown_counts,
+                        per_launch=per_launch)
+
+
+def _signed(launches: Iterable[Launch]) -> Iterable[tuple[Launch, Counts]]:
+    """(launch, its counts), refusing a launch with a negative metric: every ncu metric
+    rooflab reads is a count, a byte total, a time, a rate or a share, none below 0. A sum
+    hid one: dadd -5 beside dfma 1e9 gave fp64 FLOP > 0, read with no word (rocprof refuses
+    a negative count; s38 I), and a negative time was skipped as "zero time"."""
+    for la in launches:
+        m = la.metrics
+        counts = launch_counts(m, la.cc)
+        if any(v < 0 for v in m.values()):     # nan < 0 is False: n/a is read elsewhere
+            _check_counts(la, counts)          # a negative count itself: said as before
+            name, v = next((n, v) for n, v in m.items() if v < 0)
+            raise ParseError(f"launch {la.id} of '{short_name(la.name)}': metric '{name}' "
+                             f"= {v:g} is negative; a count, a byte total or a time is "
+                             f">= 0: check the export (re-export the file, or leave the "
+                             f"metric out)", path=la.path, line=la.line)
+        yield la, counts
 
 
 # The metrics behind each byte level and each vector FLOP precision, for naming an n/a one.

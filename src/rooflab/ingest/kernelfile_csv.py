@@ -350,8 +350,12 @@ def _check_cells(raw: dict, fieldnames: list[str], path: str, line: int) -> None
     # of the quote, which is what to mend)
     values = [v for k, v in raw.items() if k is not None and v is not None] + extra
     spans = sum(v.rstrip("\r\n").count("\n") for v in values)   # EOF's newline: no line
-    quote = ("; a '\"' opens a quoted cell that runs on over the next lines: close it or "
-             "remove it" if spans else "")
+    # an open quote swallows a line's commas with its end: a cell holding both (s38 R: a
+    # closed quoted name over two lines was blamed, an open one on the last row was not)
+    opened = any("," in v and "\n" in v for v in values)
+    runs = "over the next lines" if spans else "to the end of the file"
+    quote = f"; a '\"' opens a quoted cell that runs on {runs}: close it or remove it" \
+        if opened else ""
     line -= spans   # the row's first line, where the quote opens (`line` is its last)
     raise ParseError(f"{cells} cells, the header has {len(fieldnames)} "
                      f"({','.join(h.strip() for h in fieldnames)}); give each column one cell "

@@ -275,8 +275,10 @@ def ring_link(intra: Link, inter: Link) -> Link:
 
 def bridged_pairs(device: Any) -> bool:
     """An NVLink bridge joins two cards (A100 PCIe, H100 NVL, RTX 3090): a ring over more
-    than two of them in a node runs over PCIe."""
-    return "bridge" in str(getattr(device, "interconnect", "")).lower()
+    than two of them in a node runs over PCIe. An MI210's Infinity Fabric Link bridge joins
+    a hive of 4 link to link (its [device.links] mesh), not pairs."""
+    link = str(getattr(device, "interconnect", "")).lower()
+    return "bridge" in link and "nvlink" in link
 
 
 def host_link_of(device: Any, hop_latency_s: float = 0.0) -> Link | None:

@@ -28,6 +28,9 @@ from .ddp_ready import ddp_buckets, tensor_exposed_s
 from .kernel import Kernel
 
 COMM_PART = "comm"
+# tensor_runs past this many tensors are not of the shape (_runs): the row's own bucket count
+# times it, as a count of 0 does
+MAX_TENSORS = 10_000_000
 # the kernels whose floors make a window: a collective hides under one micro-batch's
 # forward, or under its backward with the recompute that runs inside it (train_dp.with_dp)
 WINDOW_PARTS = {"forward": ("forward",), "backward": ("backward", "recompute")}
@@ -397,7 +400,9 @@ def _runs(value: object) -> list[tuple[float, int]] | None:
                 and isinstance(r[1], int) and not isinstance(r[1], bool) and r[1] >= 1):
             return None
         out.append((float(r[0]), r[1]))
-    return out
+    # past any model's tensors (an MoE's are tens of thousands): a hand-edited count, each
+    # tensor past the cap its own bucket, would hold whatif for minutes (s38 L)
+    return out if sum(n for _, n in out) <= MAX_TENSORS else None
 
 
 def _retensored(c: Mapping, out: dict, runs: list[tuple[float, int]], fg: float) -> int:

@@ -64,19 +64,53 @@ def _batched(roof: Roof, kernels: Sequence[Kernel], level: str | None
     if joint is None or any(THREADS_SAID.search(n) for n in joint.notes):
         return [None] * len(kernels)
     named = _noted_names(joint.notes)
+    mixes = _mix_notes(roof, kernels, joint.notes)
     bounds = level_words(joint)
     sheet_of = _sheet_notes(roof)
     out: list[_Batched | None] = []
     for k in kernels:
         points = joint.points_of(k) if level is None or level in k.bytes else ()
-        if (k.name in named or (level is not None and not is_carm(level) and len(k.bytes) > 1
-                                and any(p.bound == "latency" for p in points))):
+        mix = mixes.get(id(k))
+        if ((k.name in named and mix is None)
+                or (level is not None and not is_carm(level) and len(k.bytes) > 1
+                    and any(p.bound == "latency" for p in points))):
             out.append(None)
             continue
         # the bounds by the kernel's index in the joint analysis, as its own points have it
         own = {key: bounds[key] for p in points if (key := (p.kernel_index, p.level)) in bounds}
-        sheet = sheet_of(k)
-        out.append((points, [sheet] if sheet else [], own))
+        # alone, analyze() says a kernel's own notes before the datasheet note
+        out.append((points, [n for n in (mix, sheet_of(k)) if n], own))
+    return out
+
+
+def _mix_notes(roof: Roof, kernels: Sequence[Kernel], notes: Sequence[str]
+               ) -> dict[int, str]:
+    """By id: the weighted-ceiling note ("k: held to a weighted ...", analyze's
+    weighted_words) of each mixed kernel that the joint `notes` name in that note only,
+    under a name no other kernel has. Alone, such a kernel's notes are that one and the
+    datasheet note, as _batched gives them: analysing 20 000 launches of one mixed GEMM
+    one by one was ~6 s of `rooflab plot` (session 38). None where a name holds ': ' (a
+    note's kernel is then not the text before its first ': '), nor on a roof with AMD's
+    MAF figures, whose note (maf_note) a kernel's analysis alone adds after the datasheet
+    note."""
+    from collections import Counter
+
+    from ..model.held_unit import vector_kind_note
+    from ..model.maf_note import MAF
+
+    if (roof.name in MAF or not any(k.mixed for k in kernels)
+            or any(": " in k.name for k in kernels)):
+        return {}
+    names = Counter(k.name for k in kernels)
+    naming = Counter(name for n in notes for name in _noted_names([n]))
+    mix = {who: n for n in notes
+           if (who := n.partition(": ")[0]) and n.startswith(f"{who}: held to a weighted ")}
+    out: dict[int, str] = {}
+    for k in kernels:
+        # one held to vector by its kind gets the vector note under its own name alone
+        if (k.mixed and names[k.name] == 1 and naming[k.name] == 1 and k.name in mix
+                and not vector_kind_note(roof, k)):
+            out[id(k)] = mix[k.name]
     return out
 
 

@@ -52,7 +52,37 @@ def checked_int(v: Any, key: str, where: str, minimum: int = 1) -> int:
         raise InputError(f"{where}: field '{key}' is {float(v):.3g}, larger than rooflab "
                          f"takes (at most 2**63 - 1 = {float(MAX_SIZE):.3g}); is the field "
                          f"right?", field=key)
+    _check_width(int(v), key, where)
     return int(v)
+
+
+# A model's widths, each capped far past any released LLM (the largest bundled: Llama-3.1-
+# 405B's hidden 16,384, MLP 53,248, 128 heads; Gemma-2's vocabulary 256,000, head_dim 256):
+# without a cap hidden_size 1e9 or vocab_size 1e15 ran and printed petabytes of weights
+# (s38 I). num_hidden_layers has its own cap (config_parse.MAX_LAYERS).
+_WIDEST = "the largest released LLMs have"
+WIDTH_CAPS: dict[tuple[str, ...], tuple[int, str]] = {
+    ("hidden_size", "n_embd", "d_model"): (
+        2**17, f"{_WIDEST} 16,384-18,432: Llama-3.1-405B, PaLM 540B"),
+    ("intermediate_size", "n_inner", "ffn_dim", "intermediate_size_mlp",
+     "moe_intermediate_size"): (
+        2**20, f"{_WIDEST} an MLP 53,248-73,728 wide: Llama-3.1-405B, PaLM 540B"),
+    ("vocab_size",): (2**22, f"{_WIDEST} about 256,000 tokens: Gemma"),
+    ("num_attention_heads", "n_head", "num_key_value_heads", "n_head_kv", "num_kv_heads"): (
+        2**13, f"{_WIDEST} 128 heads: Llama-3.1-405B, DeepSeek-V3"),
+    ("head_dim",): (2**13, f"{_WIDEST} a head_dim of 64-256"),
+}
+_CAP_OF = {name: cap for names, cap in WIDTH_CAPS.items() for name in names}
+
+
+def _check_width(v: int, key: str, where: str) -> None:
+    """A width field past its cap in WIDTH_CAPS: one line naming the file, the field, the
+    bound and why (a typo or a wrong unit, not a model)."""
+    cap = _CAP_OF.get(key)
+    if cap and v > cap[0]:
+        raise InputError(f"{where}: field '{key}' is "
+                         f"{f'{v:,}' if v < 10**9 else _big(v)}, more than the {cap[0]:,} "
+                         f"rooflab takes ({cap[1]}); is the field right?", field=key)
 
 
 def _big(v: int) -> str:

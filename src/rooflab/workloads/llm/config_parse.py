@@ -378,6 +378,14 @@ def _attention_heads(d: dict[str, Any], hidden: int, heads: int,
     if not explicit_head_dim and hidden % heads:
         raise InputError(f"{where}: hidden_size {hidden} is not divisible by "
                          f"num_attention_heads {heads}; add 'head_dim' to the config")
+    if kv_heads > heads:
+        # each K/V head serves a group of query heads, so there are never more of them:
+        # 32 query heads and 64 KV heads is a typo (two fields swapped?), not a model
+        field = kv[0] if kv else "num_key_value_heads"
+        raise InputError(f"{where}: {field} {kv_heads} is more than num_attention_heads "
+                         f"{heads}; a model has at most as many K/V heads as query heads "
+                         f"(grouped-query attention shares each K/V head among several): "
+                         f"fix {field}", field=field)
     if heads % kv_heads:
         raise InputError(f"{where}: num_attention_heads {heads} is not a multiple of "
                          f"num_key_value_heads {kv_heads}")
