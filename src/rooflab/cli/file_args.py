@@ -15,14 +15,13 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
+from ..input_names import SAVED as _SAVED
 
 # The verbs whose positional arguments are input files (kernel files, profiler exports; a
-# model's config.json: llm and train, s38 G): `-` among them reads standard input (review
-# 12c I).
+# model's config.json: llm and train, s38 G; scale has none, but its --on and --link-from
+# name files, s38 N): `-` among them reads standard input (review 12c I).
 FILE_VERBS = ("report", "plot", "whatif", "choose", "compare", "ncu", "torch", "rocprof",
-              "llm", "train")
-# the temporary copy -> what messages call it ('<stdin>', or the pipe's own name)
-_SAVED: dict[str, str] = {}
+              "llm", "train", "scale")
 
 
 def saved_inputs(app, argv: list[str], folder: str) -> list[str]:
@@ -76,8 +75,9 @@ def refuse_empty_arguments(app, argv: list[str]) -> None:
                 given is not None and not given.strip()):
             raise InputError(f"{option} '': the value is empty (an unset variable?); give "
                              f"one, or leave {option} out")
-    if verb not in (*FILE_VERBS, "likwid", "perf") or verb in ("llm", "train"):
-        return   # llm and train say an empty model themselves (config_names.load_config)
+    if verb not in (*FILE_VERBS, "likwid", "perf") or verb in ("llm", "train", "scale"):
+        return   # llm and train say an empty model themselves (config_names.load_config);
+        # scale takes no file argument (typer refuses an extra one)
     takes_value = _value_options(app, verb)
     # past `--` a file verb's arguments are files still (`report k.json -- ''` read '.');
     # likwid's and perf's are the command they run

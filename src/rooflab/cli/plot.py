@@ -260,6 +260,10 @@ def register(app) -> None:
         # in the folder without the user having asked for a file.
         if output is None and not json_out:
             output = "roofline.png"
+        if output is not None:   # `-o newdir/` said "must be a .png or .svg file" (s38 N)
+            from .common import refuse_directory
+
+            refuse_directory("-o", output, "roofline.png")
         if output is not None and Path(output).suffix.lower() not in SUFFIXES:
             html = str(output).lower().endswith((".html", ".htm"))
             hint = ("; for an interactive HTML chart with the diagnosis, use `rooflab report "

@@ -44,6 +44,7 @@ def cluster_links(path: str, flag: str) -> MeasuredLinks | None:
     """The measured links of a cluster profile file; None when `path` is another kind of
     profile or roof file (for --on: a compute profile is fine there)."""
     from ..hardware.profile import load_profile
+    from ..input_names import shown_path
     from ..model.link_fits import measured_links
 
     try:
@@ -54,16 +55,17 @@ def cluster_links(path: str, flag: str) -> MeasuredLinks | None:
         raise
     if flag == "--on" and not (prof.extras.get("comm") or {}).get("collectives"):
         return None
-    return measured_links(prof.extras, prof.host, where=f"{flag} {path}")
+    return measured_links(prof.extras, prof.host, where=f"{flag} {shown_path(path)}")
 
 
 def choose_links(on: str, link_bw: str | None, link_from: str | None,
                  hop_latency_s: float, per_node: int | None = None) -> Links:
     """The intra-node link (cli/scale.py's HELP gives the order), `hop_latency_s` per hop
     for a given or catalog one. A catalog card on an NVLink bridge (A100 PCIe, H100 NVL)
-    has NVLink for 2 and PCIe beyond. `per_node` (--per-node): the node whose rows a
-    mesh's groups cover (MI210 hives past 4 join over PCIe; an MI300A's mesh ends at 4:
-    refused past it)."""
+    has NVLink for 2 and PCIe beyond (an H200 NVL's 4-way bridge: NVLink up to 4, its
+    groups as a mesh's). `per_node` (--per-node): the node whose rows a mesh's groups
+    cover (MI210 hives past 4 join over PCIe; an MI300A's mesh ends at 4: refused past
+    it)."""
     from ..hardware.resolve import load_roof, looks_like_file
     from ..model.comm_link import (
         bridged_pairs,

@@ -4,6 +4,7 @@ file (write_scale). Pure but for write_scale: the command prints them."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -199,8 +200,11 @@ def scale_lines(run: ScaleRun) -> list[str]:
     if pair is not None:
         # a pair on a mesh's one link (xGMI, a Gaudi's RoCE ports: comm_link's "a full
         # mesh" source) is no bridge (a Gaudi 2-chip row said "a bridge joins 2 cards")
-        mesh = pair.level == "xGMI" or "a full mesh" in pair.source
-        lines.append(f"2 devices: {pair.level} {si(pair.bus_bytes_per_s, 'B/s')} "
+        mesh = (pair.level == "xGMI" or "a full mesh" in pair.source
+                or "bridge joins up to" in pair.source)    # an H200 NVL's 4-way bridge
+        upto = re.search(r"bridge joins up to (\d+)", pair.source)   # 2-4 devices
+        lines.append(f"2{'-' + upto[1] if upto else ''} devices: {pair.level} "
+                     f"{si(pair.bus_bytes_per_s, 'B/s')} "
                      f"({pair.source}{')' if mesh else '; a bridge joins 2 cards)'}")
     lines.append(f"intra-node link: {intra.level} {si(intra.bus_bytes_per_s, 'B/s')} "
                  f"({intra.source}); inter-node: " + _inter_words(run))

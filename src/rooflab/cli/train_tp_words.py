@@ -103,12 +103,22 @@ def group_ring(ring, on: str, dp: int, tp: int, hop_s: float = 0.0):
                                           f"one device of each ring, so every hop crosses "
                                           f"the network"))
     intra = by_count[in_node]
+    if _bridged(on):      # an H200 NVL's 4-way bridge: the ring's cards span dp x tp of them
+        intra = by_count[min(dp * tp, max(by_count))]
     at_once = (f", the {tp} rings on disjoint links at once" if "a full mesh" in intra.source
                else "")
     intra = replace(intra, source=f"{intra.source}; {place}: {in_node} of them in a node"
                                   f"{at_once}")
     link = intra if ring.network is None else ring_link(intra, ring.network)
     return replace(ring, link=link, intra=intra)
+
+
+def _bridged(on: str) -> bool:
+    """Whether --on names a catalog card on an NVLink bridge (model.comm_link.bridge_group)."""
+    from ..model.comm_link import bridge_group
+    from .scale_links import catalog_device
+
+    return bridge_group(catalog_device(on)) > 0
 
 
 def tp_link_options(tp: int, link_bw: str | None, link_latency_us: float | None,

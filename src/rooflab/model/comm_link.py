@@ -274,11 +274,35 @@ def ring_link(intra: Link, inter: Link) -> Link:
 
 
 def bridged_pairs(device: Any) -> bool:
-    """An NVLink bridge joins two cards (A100 PCIe, H100 NVL, RTX 3090): a ring over more
-    than two of them in a node runs over PCIe. An MI210's Infinity Fabric Link bridge joins
-    a hive of 4 link to link (its [device.links] mesh), not pairs."""
+    """Whether an NVLink bridge joins the cards (A100 PCIe, H100 NVL, H200 NVL, RTX 3090):
+    a ring over more of them in a node than the bridge joins (bridge_group) runs over
+    PCIe. An MI210's Infinity Fabric Link bridge joins a hive of 4 link to link (its
+    [device.links] mesh), not pairs."""
     link = str(getattr(device, "interconnect", "")).lower()
     return "bridge" in link and "nvlink" in link
+
+
+_WAYS = re.compile(r"(\d+)-way")
+
+
+def bridge_group(device: Any) -> int:
+    """How many cards the device's NVLink bridge joins, 0 without one: 2 (a bridge joins a
+    pair: A100 PCIe, H100 NVL), or the largest 'N-way' its catalog interconnect names (the
+    H200 NVL's "NVLink 4 (2- or 4-way bridge)": NVIDIA's datasheet gives 900 GB/s per GPU
+    on either bridge, so a ring of up to 4 runs at that figure)."""
+    if not bridged_pairs(device):
+        return 0
+    ways = [int(w) for w in _WAYS.findall(str(device.interconnect))]
+    return max([2, *ways])
+
+
+def bridge_words(device: Any) -> str:
+    """What the device's NVLink bridge joins, for a link's source ('' without one)."""
+    group = bridge_group(device)
+    if not group:
+        return ""
+    return "its NVLink bridge joins only pairs" if group == 2 else \
+        f"its NVLink bridge joins up to {group} cards"
 
 
 def host_link_of(device: Any, hop_latency_s: float = 0.0) -> Link | None:
@@ -286,9 +310,10 @@ def host_link_of(device: Any, hop_latency_s: float = 0.0) -> Link | None:
     c = getattr(device, "host_link_ceiling", None)
     if c is None:
         return None
+    why = bridge_words(device)
     return Link("PCIe", c.value, hop_latency_s,
                 f"catalog {device.name}: {device.host_link} {si(c.value, 'B/s')} per "
-                f"direction (derived); its NVLink bridge joins only pairs")
+                f"direction (derived){'; ' + why if why else ''}")
 
 
 # xGMI topologies (a catalog entry's [device.links]): AMD joins the GPUs of a node directly,
@@ -394,8 +419,11 @@ def xgmi_ring_link(device: Any, devices: int, hop_latency_s: float = 0.0,
 
 def group_links(device: Any, hop_latency_s: float = 0.0, upto: int = 8) -> dict[int, Link]:
     """{GPUs: link} for rings of 2..`upto` GPUs of one node where the device's xGMI
-    topology makes the link depend on the group (xgmi_ring_link); {} for any other device,
+    topology makes the link depend on the group (xgmi_ring_link), or an NVLink bridge of
+    more than 2 (NVLink up to its group, PCIe beyond); {} for any other device,
     whose one link serves every group (`rooflab scale` and `train --dp` rows)."""
+    if bridge_group(device) > 2:     # NVLink up to the bridge's 4 cards, PCIe beyond
+        return {n: device_ring_link(device, n, hop_latency_s) for n in range(2, upto + 1)}
     if not (getattr(device, "links", None) or {}).get("link_gbps"):
         return {}
     return {n: xgmi_ring_link(device, n, hop_latency_s) for n in range(2, upto + 1)}
@@ -404,14 +432,18 @@ def group_links(device: Any, hop_latency_s: float = 0.0, upto: int = 8) -> dict[
 def device_ring_link(device: Any, devices: int, hop_latency_s: float = 0.0,
                      dies: bool = False) -> Link:
     """The link a ring over `devices` of one catalog device runs on: its interconnect, or,
-    for cards joined in pairs by an NVLink bridge, their PCIe host link beyond two, or,
+    for cards joined by an NVLink bridge, their PCIe host link beyond the bridge's group
+    (bridge_group: 2, 4 on an H200 NVL), or,
     for GPUs joined link to link (xgmi_ring_link), the links the group has (`dies`: count
     a package's dies, as xgmi_ring_link)."""
     mesh = xgmi_ring_link(device, devices, hop_latency_s, dies)
     if mesh is not None:
         return mesh
     link = link_from_device(device, hop_latency_s=hop_latency_s)
-    if devices > 2 and bridged_pairs(device):
+    group = bridge_group(device)
+    if group and devices > group:
         return host_link_of(device, hop_latency_s) or link
+    if group > 2:      # the catalog's figure, said to hold for the bridge's whole group
+        return replace(link, source=f"{link.source}; {bridge_words(device)}")
     return link
 

@@ -49,6 +49,7 @@ def _batched(roof: Roof, kernels: Sequence[Kernel], level: str | None
     is analysed alone, as before; one no note names had none but the datasheet note, which
     its analysis alone gives (model/datasheet_note). With --level a kernel with a
     "latency" point is analysed alone too (its bound read with every level in view)."""
+    from ..model.held_unit import VECTOR_KIND_NOTE, vector_kind_note
     from ..model.sanity_ceilings import THREADS_SAID
 
     asked = [k for k in kernels if level is None or level in k.bytes]
@@ -63,8 +64,13 @@ def _batched(roof: Roof, kernels: Sequence[Kernel], level: str | None
         remember_analysis(roof, asked, joint)
     if joint is None or any(THREADS_SAID.search(n) for n in joint.notes):
         return [None] * len(kernels)
-    named = _noted_names(joint.notes)
-    mixes = _mix_notes(roof, kernels, joint.notes)
+    # the vector-unit note names its kernels together ("a, b: no unit given ..."), which
+    # _noted_names reads as one name "a, b": each kernel it is of gets it under its own
+    # name below, as analysing it alone words it (s38 N: "b" had lost it)
+    said = [n for n in joint.notes if not n.endswith(f": {VECTOR_KIND_NOTE}")]
+    any_vector = len(said) < len(joint.notes)   # else no kernel asks (20 000 kinds read)
+    named = _noted_names(said)
+    mixes = _mix_notes(roof, kernels, said)
     bounds = level_words(joint)
     sheet_of = _sheet_notes(roof)
     out: list[_Batched | None] = []
@@ -78,16 +84,20 @@ def _batched(roof: Roof, kernels: Sequence[Kernel], level: str | None
             continue
         # the bounds by the kernel's index in the joint analysis, as its own points have it
         own = {key: bounds[key] for p in points if (key := (p.kernel_index, p.level)) in bounds}
+        vector = (f"{k.name}: {VECTOR_KIND_NOTE}"
+                  if any_vector and k.total_flop > 0 and vector_kind_note(roof, k)
+                  else None)
         # alone, analyze() says a kernel's own notes before the datasheet note
-        out.append((points, [n for n in (mix, sheet_of(k)) if n], own))
+        out.append((points, [n for n in (mix, vector, sheet_of(k)) if n], own))
     return out
 
 
 def _mix_notes(roof: Roof, kernels: Sequence[Kernel], notes: Sequence[str]
                ) -> dict[int, str]:
     """By id: the weighted-ceiling note ("k: held to a weighted ...", analyze's
-    weighted_words) of each mixed kernel that the joint `notes` name in that note only,
-    under a name no other kernel has. Alone, such a kernel's notes are that one and the
+    weighted_words) of each mixed kernel that the joint `notes` (less the vector-unit
+    note, which _batched words per kernel) name in that note only, under a name no other
+    kernel has. Alone, such a kernel's notes are that one and the
     datasheet note, as _batched gives them: analysing 20 000 launches of one mixed GEMM
     one by one was ~6 s of `rooflab plot` (session 38). None where a name holds ': ' (a
     note's kernel is then not the text before its first ': '), nor on a roof with AMD's
@@ -95,7 +105,6 @@ def _mix_notes(roof: Roof, kernels: Sequence[Kernel], notes: Sequence[str]
     note."""
     from collections import Counter
 
-    from ..model.held_unit import vector_kind_note
     from ..model.maf_note import MAF
 
     if (roof.name in MAF or not any(k.mixed for k in kernels)
@@ -107,9 +116,7 @@ def _mix_notes(roof: Roof, kernels: Sequence[Kernel], notes: Sequence[str]
            if (who := n.partition(": ")[0]) and n.startswith(f"{who}: held to a weighted ")}
     out: dict[int, str] = {}
     for k in kernels:
-        # one held to vector by its kind gets the vector note under its own name alone
-        if (k.mixed and names[k.name] == 1 and naming[k.name] == 1 and k.name in mix
-                and not vector_kind_note(roof, k)):
+        if k.mixed and names[k.name] == 1 and naming[k.name] == 1 and k.name in mix:
             out[id(k)] = mix[k.name]
     return out
 

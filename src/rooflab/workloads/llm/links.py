@@ -48,10 +48,11 @@ def comm_profile(on: str, link_from: str | None) -> CommProfile | None:
     compute profile, an analysis, a bare roof) just serves its roof, as in `rooflab scale`."""
     from ...hardware.profile import load_profile
     from ...hardware.resolve import looks_like_file
+    from ...input_names import shown_path
 
     if link_from:
         prof = load_profile(link_from)
-        return CommProfile("--link-from", link_from, prof.extras, prof.host)
+        return CommProfile("--link-from", shown_path(link_from), prof.extras, prof.host)
     if not looks_like_file(on):
         return None
     try:
@@ -60,7 +61,7 @@ def comm_profile(on: str, link_from: str | None) -> CommProfile | None:
         return None
     if not (prof.extras.get("comm") or {}).get("collectives"):
         return None
-    return CommProfile("--on", on, prof.extras, prof.host)
+    return CommProfile("--on", shown_path(on), prof.extras, prof.host)
 
 
 @dataclass(frozen=True)
@@ -185,7 +186,7 @@ def _tp_bandwidth(s, roof, dev, comm: CommProfile | None, link_bw: float | None
     if dev is not None and dev.interconnect_bytes_per_s:
         # One convention with `rooflab scale`: vendors quote both directions, a ring
         # all-reduce's bus bandwidth is per direction.
-        lk = device_ring_link(dev, s.tp)      # an NVLink bridge joins 2 cards; more: PCIe
+        lk = device_ring_link(dev, s.tp)  # past the bridge's 2 (H200 NVL: 4) cards: PCIe
         kind = "catalog"
         if _spans_nodes(dev, s.tp):
             # NVLink joins the GPUs of one node only; a wider ring crosses the network,
@@ -286,7 +287,7 @@ def stage_link(s, roof, dev, given: StageGiven, comm: CommProfile | None = None
         return ChosenLink(assumed_network(dev, lat, f"{s.tp} x {s.pp} GPUs span more than "
                                                     f"one {node_words(dev)}"),
                           "assumed", lat_from)
-    if dev is not None and dev.interconnect_bytes_per_s:   # a bridge joins 2 cards
+    if dev is not None and dev.interconnect_bytes_per_s:   # a bridge: 2 cards (H200 NVL 4)
         # a stage sends to one GPU: GPUs joined link to link (xGMI) send over the one
         # link between the two, not the group's ring (comm_link.xgmi_ring_link)
         n = 2 if getattr(dev, "links", None) else s.tp * s.pp
