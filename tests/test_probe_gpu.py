@@ -338,12 +338,12 @@ def test_cuda_event_timer_converts_milliseconds_and_flushes_between_calls():
     syncs = []
 
     class Buf:
-        def zero_(self):
+        def sum(self):                # the flush reads its buffer (s38: no dirty lines)
             zeroed.append(1)
             clock.now += 0.5          # a slow flush that must stay outside the samples
 
     fake_torch = SimpleNamespace(
-        int32="int32", empty=lambda n, dtype, device: Buf(),
+        int32="int32", zeros=lambda n, dtype, device: Buf(),
         cuda=SimpleNamespace(Event=lambda enable_timing: _FakeEvent(clock),
                              synchronize=lambda dev: syncs.append(dev)))
     timer = cuda_timer(fake_torch, "cuda:0", 100 << 20)

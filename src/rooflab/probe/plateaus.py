@@ -92,8 +92,14 @@ def _median(values: Sequence[float], idx: Sequence[int]) -> float:
     return statistics.median(values[j] for j in idx)
 
 
-_KEEP = {"longest": ("longer", lambda q: q.count),
-         "fastest": ("faster", lambda q: q.bytes_per_s)}
+# How one of two plateaus in a cache level is kept (key of the plateau and the sizes).
+# "widest": the one spanning the largest ratio of working sets, ties to the faster: a GPU
+# sweep's short runs sit at either end of a cache level (too little parallelism below it;
+# on an H200, 2-3 MiB sets read 20-40 % faster than the 4-57 MiB body of its 60 MiB L2),
+# and the level's bandwidth is the body's.
+_KEEP = {"longest": ("longer", lambda q, sizes: q.count),
+         "fastest": ("faster", lambda q, sizes: q.bytes_per_s),
+         "widest": ("wider", lambda q, sizes: (sizes[q.last] / sizes[q.first], q.bytes_per_s))}
 
 
 def label_plateaus(plateaus: Sequence[Plateau], sizes: Sequence[float],
@@ -110,8 +116,8 @@ def label_plateaus(plateaus: Sequence[Plateau], sizes: Sequence[float],
     Plateaus past the caches make one `outer` plateau: their spans are joined (it shows
     where the caches end) and its bandwidth is the furthest one's (the nearer ones are
     transitions). Two plateaus in one cache level: `keep` picks the "longest" (CPU: noise
-    makes short runs) or the "fastest" (GPU: below a capacity a sweep is slower for lack of
-    parallelism, never faster), and a note says so. With `min_gain`, a cache plateau not
+    makes short runs), the "fastest", or the "widest" (GPU: the span of working sets, _KEEP),
+    and a note says so. With `min_gain`, a cache plateau not
     that much faster than the level outside it is that level seen early and is dropped.
     Notes also say where the measured drops lie far (1.5x) from the capacities; `per`
     qualifies their sizes.
@@ -134,7 +140,7 @@ def label_plateaus(plateaus: Sequence[Plateau], sizes: Sequence[float],
         elif old is not None:
             notes.append(f"two plateaus fall in {level} ({fmt_bytes(lo)}..{fmt_bytes(hi)}"
                          f"{per}); kept the {_KEEP[keep][0]} one")
-            p = max(old, p, key=_KEEP[keep][1])
+            p = max(old, p, key=lambda q: _KEEP[keep][1](q, sizes))
         chosen[level] = p
     if not caps:
         notes.append("the OS reports no cache sizes; levels named by plateau order")

@@ -79,8 +79,9 @@ def find_plateaus(points: Sequence[tuple[float, float]], tolerance: float = PLAT
 
 def label_plateaus(plateaus: Sequence[Plateau], capacities: Mapping[str, float],
                    outer: str = "DRAM") -> dict[str, Plateau]:
-    """Name plateaus by level (P.label_plateaus): the fastest of several in one cache wins
-    (below a cache's capacity a GPU sweep is slower for lack of parallelism, never faster),
+    """Name plateaus by level (P.label_plateaus): the widest of several in one cache wins
+    (the short runs at a level's ends are too little parallelism, or, on an H200, small
+    sets reading faster than the body of the L2: plateaus.py, _KEEP),
     and a cache plateau must beat the level outside it by LEVEL_GAIN, or it is the outer
     level seen early and is dropped."""
     # Each plateau becomes the index range (2k, 2k+1) over its own first and last sizes.
@@ -88,7 +89,7 @@ def label_plateaus(plateaus: Sequence[Plateau], capacities: Mapping[str, float],
     sizes = [b for p in ps for b in (p.first_bytes, p.last_bytes)]
     spans = [P.Plateau(2 * k, 2 * k + 1, p.bytes_per_s) for k, p in enumerate(ps)]
     caps = dict(sorted(capacities.items(), key=lambda kv: kv[1]))
-    found, _notes = P.label_plateaus(spans, sizes, caps, outer=outer, keep="fastest",
+    found, _notes = P.label_plateaus(spans, sizes, caps, outer=outer, keep="widest",
                                      min_gain=LEVEL_GAIN)
     return {level: Plateau(sizes[q.first], sizes[q.last], q.bytes_per_s,
                            sum(p.points for k, p in enumerate(ps)
