@@ -61,3 +61,37 @@ def test_the_flush_reads_its_buffer_and_writes_nothing():
     assert int(flush()) == 0
     assert buf.data_ptr() == before and int(buf.abs().max()) == 0
     assert flush.__name__ == "sum"
+
+
+# The H200's profile.json (run 2): its keys, as recorded on the device.
+H200_HOST = {"backend", "board_model", "caches", "catalog", "catalog_match", "catalog_note",
+             "clocks_after", "clocks_before", "compute_capability", "cuda", "device",
+             "integrated", "l1_bytes", "l2_bytes", "l2_catalog_note", "memory_bytes",
+             "mig_profile", "multiprocessors", "name", "platform", "python", "tf32_env",
+             "threads", "torch", "triton", "unified_memory"}
+H200_GPU = {"context_lost", "errors", "measurements", "mode", "nominal_checks", "overheads",
+            "skipped", "sweep", "timer", "wall_s", "warnings"}
+H200_MEMORY = {"best", "bytes_per_s", "iqr_rel", "kind", "level", "median", "method",
+               "samples", "source", "spread"}
+H200_RAW = {"best_s", "bytes_per_s_best", "clocks", "inner", "kind", "median_s", "seconds",
+            "spread", "work_per_call", "work_unit"}
+
+
+def test_the_cpu_device_profile_has_the_h200_profiles_structure():
+    """Issue 4's acceptance, against a real CUDA profile: the probe on PyTorch's CPU device
+    writes the keys the H200's did (host, extras.gpu, a memory ceiling, a raw copy)."""
+    torch = pytest.importorskip("torch")
+    from rooflab.hardware.profile import profile_to_dict
+    from rooflab.probe.gpu import probe_gpu
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        doc = profile_to_dict(probe_gpu("cpu", "quick"))
+    finally:
+        torch.set_num_threads(threads)
+    assert set(doc["host"]) == H200_HOST
+    assert set(doc["extras"]["gpu"]) == H200_GPU
+    dram = next(c for c in doc["measured"]["memory"] if c["level"] == "DRAM")
+    assert H200_MEMORY <= set(dram) <= H200_MEMORY | {"warnings"}
+    assert set(doc["extras"]["gpu"]["measurements"]["copy_torch"]) == H200_RAW
