@@ -333,9 +333,9 @@ def _first_sentence(text: str) -> str:
 
 def _print_version(value: bool) -> None:
     if value:
-        from .. import __version__
+        from .main import print_version
 
-        print(f"rooflab {__version__}")
+        print_version()
         raise typer.Exit()
 
 

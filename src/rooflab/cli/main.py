@@ -83,10 +83,15 @@ class _Version:
 
     @staticmethod
     def main(args: list[str], prog_name: str, standalone_mode: bool) -> int:
-        from .. import __version__
-
-        print(f"rooflab {__version__}")
+        print_version()
         return 0
+
+
+def print_version() -> None:
+    """The one version line, `rooflab --version`'s both ways (_Version, cli/app.py)."""
+    from .. import __version__
+
+    print(f"rooflab {__version__}")
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
